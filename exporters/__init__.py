@@ -1,0 +1,47 @@
+"""Exporters: one module per target, each a function from a Model or RuleBase to text or bytes.
+
+A target registers itself with :func:`register`; ``rulekit.export`` and the CLI look it up here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from rulekit.errors import NotBuiltError, RulekitError
+
+_REGISTRY: dict[str, Callable[..., Any]] = {}
+
+# target name -> module that registers it (imported on first use)
+_MODULES = {
+    "python": "rulekit.exporters.python",
+    "sql": "rulekit.exporters.sql",
+    "onnx": "rulekit.exporters.onnx",
+    "rules": "rulekit.exporters.rules",
+    "json": "rulekit.exporters.json",
+    "dot": "rulekit.exporters.dot",
+}
+
+
+def register(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        _REGISTRY[name] = fn
+        return fn
+
+    return deco
+
+
+def get(name: str) -> Callable[..., Any]:
+    if name not in _REGISTRY:
+        module = _MODULES.get(name)
+        if module is None:
+            raise RulekitError(f"unknown export target {name!r} (choose from {', '.join(_MODULES)})")
+        importlib.import_module(module)
+    if name not in _REGISTRY:
+        raise NotBuiltError(f"export to {name} is not built yet")
+    return _REGISTRY[name]
+
+
+def targets() -> list[str]:
+    return list(_MODULES)

@@ -1,0 +1,44 @@
+"""rulekit: decision trees as readable rules, Python, SQL and ONNX that agree with their source exactly.
+
+One IR: a tree is a ``networkx.DiGraph`` (``rulekit.ir.tree``), a model wraps trees with a schema
+and a combiner (``rulekit.ir.model.Model``); rule bases (``rulekit.rules``) derive from it.
+"""
+
+from __future__ import annotations
+
+from rulekit import dsl, export
+from rulekit.errors import RulekitError
+from rulekit.ir.model import Combiner, Feature, Model
+from rulekit.rules import RuleBase, to_rules
+
+__version__ = "0.1.0"
+__all__ = ["Combiner", "Feature", "Model", "RuleBase", "RulekitError", "dsl", "export", "from_lightgbm",
+           "from_sklearn", "from_xgboost", "load", "to_rules"]
+
+
+def load(path):
+    """Load a rulekit model file (JSON) or rules file, by content."""
+    from rulekit.commands.source import load_source
+
+    return load_source(path)
+
+
+def from_sklearn(estimator) -> Model:
+    """Convert a fitted scikit-learn tree, forest or gradient-boosting estimator."""
+    from rulekit.importers.sklearn import from_sklearn as _from
+
+    return _from(estimator)
+
+
+def from_xgboost(booster_or_model) -> Model:
+    """Convert an XGBoost ``XGBClassifier``/``XGBRegressor``/``Booster`` or a saved JSON/UBJ path."""
+    from rulekit.importers.xgboost import from_xgboost as _from
+
+    return _from(booster_or_model)
+
+
+def from_lightgbm(booster_or_model) -> Model:
+    """Convert a LightGBM ``LGBMClassifier``/``LGBMRegressor``/``Booster`` or a saved text model path."""
+    from rulekit.importers.lightgbm import from_lightgbm as _from
+
+    return _from(booster_or_model)

@@ -1,0 +1,3 @@
+from rulekit.cli import main
+
+main()

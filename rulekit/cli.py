@@ -1,0 +1,239 @@
+"""The ``rulekit`` command line (also ``python -m rulekit``). Commands follow shared/CONTRACT.md.
+
+Each command parses its options here and hands over to ``rulekit.commands.<name>``. Errors that
+are the user's (bad file, bad option) print one line on stderr and exit 2; findings exit 1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from rulekit.errors import RulekitError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="rulekit: decision trees as rules, Python, SQL and ONNX that agree exactly.")
+
+
+class Algorithm(str, Enum):
+    id3 = "id3"
+    c45 = "c45"
+    cart = "cart"
+
+
+class Task(str, Enum):
+    classification = "classification"
+    regression = "regression"
+
+
+class Prune(str, Enum):
+    none = "none"
+    reduced_error = "reduced-error"
+    pessimistic = "pessimistic"
+    cost_complexity = "cost-complexity"
+
+
+class Ensemble(str, Enum):
+    bagging = "bagging"
+    random_forest = "random-forest"
+    extra_trees = "extra-trees"
+
+
+class ImportFormat(str, Enum):
+    sklearn = "sklearn"
+    xgboost = "xgboost"
+    lightgbm = "lightgbm"
+
+
+class Order(str, Enum):
+    first_hit = "first-hit"
+    vote = "vote"
+
+
+class Target(str, Enum):
+    python = "python"
+    sql = "sql"
+    onnx = "onnx"
+    rules = "rules"
+    json = "json"
+    dot = "dot"
+
+
+class Dialect(str, Enum):
+    sqlite = "sqlite"
+    duckdb = "duckdb"
+    postgres = "postgres"
+    mysql = "mysql"
+    spark = "spark"
+    bigquery = "bigquery"
+    snowflake = "snowflake"
+    tsql = "tsql"
+
+
+class DType(str, Enum):
+    float = "float"
+    double = "double"
+
+
+class ShowFormat(str, Enum):
+    text = "text"
+    dot = "dot"
+    mermaid = "mermaid"
+    svg = "svg"
+
+
+@app.command()
+def demo(out: Path = typer.Option(Path("rulekit-demo"), "--out", help="directory for the artefacts"),
+         quiet: bool = typer.Option(False, "--quiet", "-q")) -> None:
+    """The whole pipeline on a bundled data set, end to end, with embedded SQLite/DuckDB."""
+    from rulekit.commands import demo as cmd
+
+    raise typer.Exit(cmd.run(out=out, quiet=quiet))
+
+
+@app.command()
+def fit(data: Path = typer.Argument(..., help="CSV with a header row"),
+        target: str = typer.Option(..., "--target", help="the column to predict"),
+        algorithm: Algorithm = typer.Option(Algorithm.cart, "--algorithm"),
+        task: Optional[Task] = typer.Option(None, "--task", help="default: from the target column"),
+        criterion: Optional[str] = typer.Option(None, "--criterion",
+                                                help="gini|entropy|gain-ratio|mse|sdr"),
+        max_depth: Optional[int] = typer.Option(None, "--max-depth"),
+        min_samples_leaf: int = typer.Option(1, "--min-samples-leaf"),
+        prune: Prune = typer.Option(Prune.none, "--prune"),
+        prune_data: Optional[Path] = typer.Option(None, "--prune-data"),
+        ensemble: Optional[Ensemble] = typer.Option(None, "--ensemble"),
+        n_trees: int = typer.Option(100, "--n-trees"),
+        seed: int = typer.Option(0, "--seed"),
+        output: Path = typer.Option(..., "-o", "--output"),
+        quiet: bool = typer.Option(False, "--quiet", "-q")) -> None:
+    """Learn a tree or ensemble from DATA."""
+    from rulekit.commands import fit as cmd
+
+    raise typer.Exit(cmd.run(data=data, target=target, algorithm=algorithm.value,
+                             task=task.value if task else None, criterion=criterion,
+                             max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+                             prune=prune.value, prune_data=prune_data,
+                             ensemble=ensemble.value if ensemble else None, n_trees=n_trees,
+                             seed=seed, output=output, quiet=quiet))
+
+
+@app.command("import")
+def import_(file: Path = typer.Argument(..., help="a model trained elsewhere"),
+            format: Optional[ImportFormat] = typer.Option(None, "--format", help="default: sniffed"),
+            allow_pickle: bool = typer.Option(False, "--allow-pickle",
+                                              help="load a scikit-learn pickle/joblib (runs its code!)"),
+            output: Path = typer.Option(..., "-o", "--output")) -> None:
+    """Convert a scikit-learn, XGBoost or LightGBM model into a rulekit model file."""
+    from rulekit.commands import import_model as cmd
+
+    raise typer.Exit(cmd.run(file=file, format=format.value if format else None,
+                             allow_pickle=allow_pickle, output=output))
+
+
+@app.command()
+def rules(model: Path = typer.Argument(..., help="a rulekit model file"),
+          prune_data: Optional[Path] = typer.Option(None, "--prune-data"),
+          dnf: bool = typer.Option(False, "--dnf", help="merge into one rule per class"),
+          order: Order = typer.Option(Order.first_hit, "--order"),
+          output: Path = typer.Option(..., "-o", "--output")) -> None:
+    """Extract, simplify and prune a rule base from a model."""
+    from rulekit.commands import rules as cmd
+
+    raise typer.Exit(cmd.run(model=model, prune_data=prune_data, dnf=dnf, order=order.value,
+                             output=output))
+
+
+@app.command()
+def export(source: Path = typer.Argument(..., help="a model file or rules file"),
+           to: Target = typer.Option(..., "--to"),
+           dialect: Dialect = typer.Option(Dialect.sqlite, "--dialect"),
+           table: Optional[str] = typer.Option(None, "--table"),
+           key: Optional[str] = typer.Option(None, "--key"),
+           proba: bool = typer.Option(False, "--proba"),
+           dtype: DType = typer.Option(DType.float, "--dtype"),
+           output: Path = typer.Option(..., "-o", "--output")) -> None:
+    """Write a deployable artefact (Python, SQL, ONNX, rules, JSON, dot)."""
+    from rulekit.commands import export as cmd
+
+    raise typer.Exit(cmd.run(source=source, to=to.value, dialect=dialect.value, table=table, key=key,
+                             proba=proba, dtype=dtype.value, output=output))
+
+
+@app.command()
+def predict(source: Path = typer.Argument(...), data: Path = typer.Argument(...),
+            proba: bool = typer.Option(False, "--proba"),
+            explain: bool = typer.Option(False, "--explain"),
+            output: Optional[Path] = typer.Option(None, "-o", "--output")) -> None:
+    """Score the rows of DATA (CSV out, rows in input order)."""
+    from rulekit.commands import predict as cmd
+
+    raise typer.Exit(cmd.run(source=source, data=data, proba=proba, explain=explain, output=output))
+
+
+@app.command()
+def check(rules_file: Path = typer.Argument(..., metavar="RULES")) -> None:
+    """Validate a rules file: exit 0 when valid, 1 with FILE:LINE:COL messages when not."""
+    from rulekit.commands import check as cmd
+
+    raise typer.Exit(cmd.run(rules_file))
+
+
+@app.command()
+def fmt(rules_file: Path = typer.Argument(..., metavar="RULES"),
+        check_only: bool = typer.Option(False, "--check", help="exit 1 if it would change")) -> None:
+    """Rewrite a rules file in canonical form."""
+    from rulekit.commands import fmt as cmd
+
+    raise typer.Exit(cmd.run(rules_file, check=check_only))
+
+
+@app.command()
+def verify(source: Path = typer.Argument(...), data: Path = typer.Argument(...),
+           backends: Optional[str] = typer.Option(None, "--backends",
+                                                  help="comma list: python,sqlite,duckdb,postgres,mysql,onnx"),
+           quiet: bool = typer.Option(False, "--quiet", "-q")) -> None:
+    """Run every backend on DATA and report disagreements with the source (exit 1 on any)."""
+    from rulekit.commands import verify as cmd
+
+    raise typer.Exit(cmd.run(source=source, data=data, backends=backends, quiet=quiet))
+
+
+@app.command()
+def show(source: Path = typer.Argument(...),
+         format: ShowFormat = typer.Option(ShowFormat.text, "--format"),
+         output: Optional[Path] = typer.Option(None, "-o", "--output")) -> None:
+    """A human view of a model or rule base."""
+    from rulekit.commands import show as cmd
+
+    raise typer.Exit(cmd.run(source=source, format=format.value, output=output))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app, turning rulekit errors into one line on stderr and exit 2."""
+    try:
+        app(args=argv, prog_name="rulekit", standalone_mode=False)
+    except RulekitError as err:
+        print(f"rulekit: {err}", file=sys.stderr)
+        sys.exit(err.exit_code)
+    except typer.Exit as ex:
+        sys.exit(ex.exit_code)
+    except Exception as err:  # click usage errors and anything unexpected: one line, no traceback
+        import click
+
+        if isinstance(err, click.exceptions.ClickException):
+            err.show()
+            sys.exit(err.exit_code)
+        if isinstance(err, click.exceptions.Abort):
+            sys.exit(130)
+        if os.environ.get("RULEKIT_DEBUG"):
+            raise
+        print(f"rulekit: internal error: {type(err).__name__}: {err} "
+              f"(set RULEKIT_DEBUG=1 for a traceback)", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(0)

@@ -1,0 +1,61 @@
+"""`rulekit import`: read a model trained elsewhere, convert it to the IR, save the model file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rulekit.errors import RulekitError
+from rulekit.fileio import write_atomic
+
+PICKLE_MAGIC = (b"\x80",)
+
+
+def sniff_format(path: Path, head: bytes) -> str:
+    """Guess the source library of a model file from its first bytes."""
+    stripped = head.lstrip()
+    if stripped.startswith(b"{"):
+        if b'"learner"' in head or path.suffix == ".json":
+            return "xgboost"
+    if path.suffix == ".ubj" or stripped.startswith(b"{L") or stripped.startswith(b"{$"):
+        return "xgboost"
+    if stripped.startswith(b"tree\n") or stripped.startswith(b"tree\r\n") or b"\nversion=v" in head[:200]:
+        return "lightgbm"
+    if head.startswith(PICKLE_MAGIC) or path.suffix in (".pkl", ".pickle", ".joblib"):
+        return "sklearn"
+    raise RulekitError(f"{path}: cannot tell which library wrote this model; pass --format")
+
+
+def load_foreign(file: Path, format: str | None, allow_pickle: bool):
+    """The IR Model for a foreign model file."""
+    try:
+        head = file.open("rb").read(4096)
+    except FileNotFoundError:
+        raise RulekitError(f"{file}: no such file") from None
+    except OSError as err:
+        raise RulekitError(f"{file}: cannot read ({err.strerror or err})") from None
+    fmt = format or sniff_format(file, head)
+    if fmt == "sklearn":
+        if not allow_pickle:
+            raise RulekitError(f"{file}: a scikit-learn model is a pickle, which runs code when "
+                               f"loaded; pass --allow-pickle if you trust this file")
+        from rulekit.importers.sklearn import load_pickled
+
+        return load_pickled(file)
+    if fmt == "xgboost":
+        from rulekit.importers.xgboost import load_file
+
+        return load_file(file)
+    if fmt == "lightgbm":
+        from rulekit.importers.lightgbm import load_file
+
+        return load_file(file)
+    raise RulekitError(f"unknown import format {fmt!r}")
+
+
+def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path) -> int:
+    from rulekit.ir.modelfile import dumps_model
+
+    model = load_foreign(file, format, allow_pickle)
+    write_atomic(output, dumps_model(model))
+    print(f"wrote {output}: {model!r}")
+    return 0

@@ -1,0 +1,36 @@
+"""`rulekit show`: a human view of a model or rule base."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from rulekit.commands.source import load_source
+from rulekit.errors import NotBuiltError
+from rulekit.fileio import write_atomic
+from rulekit.ir.model import Model
+
+
+def run(*, source: Path, format: str, output: Path | None) -> int:
+    obj = load_source(source)
+    from rulekit import render
+
+    if isinstance(obj, Model):
+        if format == "text":
+            text = render.model_text(obj)
+        elif format == "dot":
+            text = render.model_dot(obj)
+        else:
+            raise NotBuiltError(f"show --format {format} is not built yet (issue #9)")
+    else:
+        if format == "text":
+            from rulekit import dsl
+
+            text = dsl.dumps(obj)
+        else:
+            raise NotBuiltError(f"show --format {format} for rule bases is not built yet (issue #9)")
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        write_atomic(output, text)
+    return 0

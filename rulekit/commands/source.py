@@ -1,0 +1,23 @@
+"""Load a SOURCE (model JSON or rules file), telling them apart by content."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Union
+
+from rulekit.fileio import read_text, sniff_source
+from rulekit.ir.model import Model
+from rulekit.rules.base import RuleBase
+
+Source = Union[Model, RuleBase]
+
+
+def load_source(path: str | Path) -> Source:
+    text = read_text(path)
+    if sniff_source(text) == "model":
+        from rulekit.ir.modelfile import loads_model
+
+        return loads_model(text, file=str(path))
+    from rulekit import dsl
+
+    return dsl.loads(text, file=str(path))

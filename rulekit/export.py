@@ -1,0 +1,26 @@
+"""Python entry points for exporting: ``to_python``, ``to_sql``, ``to_onnx`` (see the contract)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulekit import exporters
+
+
+def to_python(obj: Any, **options: Any) -> str:
+    """A standalone Python module (no rulekit import) that predicts exactly like ``obj``."""
+    return exporters.get("python")(obj, **options)
+
+
+def to_sql(obj: Any, dialect: str = "sqlite", table: str | None = None, **options: Any) -> str:
+    """A ``SELECT`` over ``table`` (or a bare expression when ``table`` is None) in ``dialect``."""
+    return exporters.get("sql")(obj, dialect=dialect, table=table, **options)
+
+
+def to_onnx(obj: Any, **options: Any):
+    """An ``onnx.ModelProto`` for onnxruntime (TreeEnsemble where possible)."""
+    return exporters.get("onnx")(obj, **options)
+
+
+def export(obj: Any, target: str, **options: Any):
+    return exporters.get(target)(obj, **options)

@@ -1,0 +1,48 @@
+"""Writing files whole or not at all, and telling a model file from a rules file by content."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from rulekit.errors import RulekitError
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path`` and rename it into place."""
+    p = Path(path)
+    if p.parent and not p.parent.exists():
+        raise RulekitError(f"cannot write {p}: directory {p.parent} does not exist")
+    mode = "wb" if isinstance(data, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
+    try:
+        with os.fdopen(fd, mode, **({} if isinstance(data, bytes) else {"encoding": "utf-8", "newline": ""})) as fh:
+            fh.write(data)
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def read_text(path: str | Path) -> str:
+    p = Path(path)
+    try:
+        return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RulekitError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise RulekitError(f"{p}: is a directory, expected a file") from None
+    except UnicodeDecodeError as err:
+        raise RulekitError(f"{p}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    except OSError as err:
+        raise RulekitError(f"{p}: cannot read ({err.strerror or err})") from None
+
+
+def sniff_source(text: str) -> str:
+    """``"model"`` for rulekit model JSON, ``"rules"`` for rule DSL text (by content, not extension)."""
+    head = text.lstrip("\ufeff \t\r\n")
+    return "model" if head.startswith("{") else "rules"

@@ -1,0 +1,130 @@
+"""scikit-learn estimators -> rulekit Model, exactly.
+
+scikit-learn trees test ``float32(x) <= threshold`` (threshold a float64) and send NaN where
+``missing_go_to_left`` says, on every split, even for trees trained without NaN. Leaves hold class
+fractions (scikit-learn >= 1.4) or regression values; forests sum them in tree order and divide.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rulekit.errors import RulekitError
+from rulekit.ir.model import Combiner, Feature, Model
+from rulekit.ir.tree import TreeBuilder
+
+_TREE_LEAF = -1
+
+
+def _feature_names(est: Any, n: int) -> list[str]:
+    names = getattr(est, "feature_names_in_", None)
+    if names is not None:
+        return [str(s) for s in names]
+    return [f"x{i}" for i in range(n)]
+
+
+def _classes(est: Any) -> list:
+    return [c.item() if isinstance(c, np.generic) else c for c in est.classes_]
+
+
+def tree_graph(tree_: Any, *, classifier: bool, scale: float | None = None):
+    """One fitted ``sklearn.tree._tree.Tree`` as a rulekit tree graph (node ids kept)."""
+    b = TreeBuilder()
+    left, right = tree_.children_left, tree_.children_right
+    feature, threshold = tree_.feature, tree_.threshold
+    value = tree_.value
+    n_samples = tree_.weighted_n_node_samples
+    impurity = tree_.impurity
+    mgl = getattr(tree_, "missing_go_to_left", None)
+    for i in range(tree_.node_count):
+        extra = {"n_samples": float(n_samples[i]), "impurity": float(impurity[i])}
+        if left[i] == _TREE_LEAF:
+            if classifier:
+                v = value[i, 0]
+                total = v.sum()  # predict_proba renormalises each row, exactly like this
+                probs = v / total if total > 0 else v
+                b.leaf(tuple(float(p) for p in probs), **extra)
+            else:
+                v = float(value[i, 0, 0])
+                b.leaf((v * scale if scale is not None else v,), **extra)
+        else:
+            missing = 0 if (mgl is not None and mgl[i]) else 1
+            b.numeric(int(feature[i]), float(threshold[i]), op="<=", precision="float32",
+                      missing=missing, **extra)
+    for i in range(tree_.node_count):
+        if left[i] != _TREE_LEAF:
+            b.connect(i, int(left[i]), 0)
+            b.connect(i, int(right[i]), 1)
+    return b.graph
+
+
+def _check_fitted(est: Any) -> None:
+    if not hasattr(est, "n_features_in_"):
+        raise RulekitError(f"{type(est).__name__} is not fitted")
+
+
+def from_sklearn(est: Any) -> Model:
+    """Convert a fitted scikit-learn tree, forest or boosting model (Pipeline: its last step)."""
+    if hasattr(est, "steps"):
+        if len(est.steps) > 1:
+            raise RulekitError("a Pipeline with preprocessing steps cannot be converted exactly; "
+                               "convert its final estimator and apply the preprocessing yourself")
+        est = est.steps[-1][1]
+    name = type(est).__name__
+    if name.startswith("HistGradientBoosting"):
+        from rulekit.importers.sklearn_hist import from_hist_gradient_boosting
+
+        return from_hist_gradient_boosting(est)
+    if name.startswith("GradientBoosting"):
+        from rulekit.importers.sklearn_gb import from_gradient_boosting
+
+        return from_gradient_boosting(est)
+    _check_fitted(est)
+    n = est.n_features_in_
+    features = [Feature(name=s) for s in _feature_names(est, n)]
+    source = {"library": "scikit-learn", "estimator": name, "version": _sklearn_version()}
+    if name in ("DecisionTreeClassifier", "ExtraTreeClassifier"):
+        _single_output(est)
+        return Model([tree_graph(est.tree_, classifier=True)], features, task="classification",
+                     classes=_classes(est), source=source)
+    if name in ("DecisionTreeRegressor", "ExtraTreeRegressor"):
+        _single_output(est)
+        return Model([tree_graph(est.tree_, classifier=False)], features, task="regression",
+                     source=source)
+    if name in ("RandomForestClassifier", "ExtraTreesClassifier"):
+        _single_output(est)
+        trees = [tree_graph(t.tree_, classifier=True) for t in est.estimators_]
+        return Model(trees, features, task="classification", classes=_classes(est),
+                     combiner=Combiner(kind="average"), source=source)
+    if name in ("RandomForestRegressor", "ExtraTreesRegressor"):
+        _single_output(est)
+        trees = [tree_graph(t.tree_, classifier=False) for t in est.estimators_]
+        return Model(trees, features, task="regression", combiner=Combiner(kind="average"),
+                     source=source)
+    raise RulekitError(f"cannot import scikit-learn {name}: supported are decision trees, extra "
+                       f"trees, random forests, gradient boosting and hist gradient boosting")
+
+
+def _single_output(est: Any) -> None:
+    if getattr(est, "n_outputs_", 1) != 1:
+        raise RulekitError("multi-output trees are not supported")
+
+
+def _sklearn_version() -> str:
+    import sklearn
+
+    return sklearn.__version__
+
+
+def load_pickled(path: Path) -> Model:
+    """Load a pickled/joblib scikit-learn estimator (only called with --allow-pickle)."""
+    try:
+        import joblib
+
+        est = joblib.load(path)
+    except Exception as err:  # a pickle can fail in any way
+        raise RulekitError(f"{path}: cannot unpickle ({type(err).__name__}: {err})") from None
+    return from_sklearn(est)

@@ -1,0 +1,255 @@
+"""A Model: one tree or an ensemble of tree graphs, their feature schema, classes and combiner.
+
+Combiners (how tree outputs become a prediction, in the source's arithmetic order):
+
+``single``   one tree; its leaf value is the class distribution or the regression value.
+``average``  leaf values summed in tree order, divided by the number of trees at the end
+             (scikit-learn forests, rulekit bagging): probabilities or regression values.
+``vote``     each tree votes for its leaf's argmax class; probabilities are vote fractions.
+``sum``      raw = base_score, then each tree's leaf value added to output ``tree_output[t]`` in
+             tree order; then ``link``: identity (regression), sigmoid (binary, P(class 1)) or
+             softmax (multiclass). Gradient boosting from scikit-learn, XGBoost, LightGBM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import networkx as nx
+import numpy as np
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from rulekit.errors import RulekitError
+from rulekit.ir import compiled as _compiled
+from rulekit.ir.data import to_matrix
+
+Label = str | bool | int | float
+
+
+class Feature(BaseModel):
+    """One input column: numeric, or nominal with its domain (codes are indices into it)."""
+
+    model_config = ConfigDict(frozen=True)
+    name: str
+    kind: Literal["numeric", "nominal"] = "numeric"
+    domain: tuple[str | int, ...] | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> Feature:
+        if self.kind == "nominal" and self.domain is None:
+            raise ValueError(f"nominal feature {self.name!r} needs a domain")
+        if self.kind == "numeric" and self.domain is not None:
+            raise ValueError(f"numeric feature {self.name!r} cannot have a domain")
+        if self.domain is not None and len(set(map(repr, self.domain))) != len(self.domain):
+            raise ValueError(f"nominal feature {self.name!r} has duplicate values in its domain")
+        return self
+
+
+class Combiner(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    kind: Literal["single", "average", "vote", "sum"] = "single"
+    base_score: tuple[float, ...] = ()
+    link: Literal["identity", "sigmoid", "softmax"] = "identity"
+    tree_output: tuple[int, ...] | None = None
+
+    @property
+    def n_outputs(self) -> int:
+        return max(1, len(self.base_score))
+
+
+def sigmoid(raw: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-raw))
+
+
+def softmax(raw: np.ndarray) -> np.ndarray:
+    z = raw - raw.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class Model:
+    """A learned or imported tree model. ``trees`` are networkx DiGraphs (see :mod:`rulekit.ir.tree`).
+
+    Treat the graphs as immutable once wrapped: the evaluator caches a compiled form. Build a new
+    ``Model`` after editing a graph.
+    """
+
+    def __init__(self, trees: Sequence[nx.DiGraph], features: Sequence[Feature | str], *,
+                 task: Literal["classification", "regression"], classes: Sequence[Label] | None = None,
+                 combiner: Combiner | None = None, target: str | None = None,
+                 source: dict[str, Any] | None = None, validate: bool = True):
+        self.trees = list(trees)
+        self.features = [f if isinstance(f, Feature) else Feature(name=f) for f in features]
+        self.task = task
+        self.classes = list(classes) if classes is not None else None
+        self.combiner = combiner or Combiner(kind="single" if len(self.trees) == 1 else "average")
+        self.target = target
+        self.source = dict(source or {})
+        self._compiled: list[_compiled.CompiledTree] | None = None
+        if validate:
+            self.validate()
+
+    # --- shape -----------------------------------------------------------------------------------
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The tree of a single-tree model (use ``trees`` for an ensemble)."""
+        if len(self.trees) != 1:
+            raise RulekitError(f"this model is an ensemble of {len(self.trees)} trees: use model.trees")
+        return self.trees[0]
+
+    @property
+    def feature_names(self) -> list[str]:
+        return [f.name for f in self.features]
+
+    @property
+    def n_features(self) -> int:
+        return len(self.features)
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes or ())
+
+    @property
+    def leaf_value_size(self) -> int:
+        """Length of every leaf's ``value`` tuple."""
+        if self.combiner.kind == "sum" or self.task == "regression":
+            return 1
+        return self.n_classes
+
+    def validate(self) -> None:
+        from rulekit.ir.tree import validate_tree  # noqa: PLC0415
+
+        if not self.trees:
+            raise RulekitError("a model needs at least one tree")
+        names = self.feature_names
+        if len(set(names)) != len(names):
+            dup = next(n for n in names if names.count(n) > 1)
+            raise RulekitError(f"feature name {dup!r} appears twice")
+        if self.task == "classification":
+            if not self.classes or len(self.classes) < 2:
+                raise RulekitError("a classifier needs at least two classes")
+        c = self.combiner
+        if c.kind == "single" and len(self.trees) != 1:
+            raise RulekitError("combiner 'single' needs exactly one tree")
+        if c.kind == "sum":
+            want = {"identity": 1, "sigmoid": 1, "softmax": self.n_classes}[c.link]
+            if c.n_outputs != want:
+                raise RulekitError(f"combiner 'sum' with link {c.link} needs {want} base score(s)")
+            outs = c.tree_output or (0,) * len(self.trees)
+            if len(outs) != len(self.trees) or any(not 0 <= o < want for o in outs):
+                raise RulekitError("combiner tree_output must give one output index per tree")
+            if self.task == "classification" and c.link == "identity":
+                raise RulekitError("a boosted classifier needs a sigmoid or softmax link")
+        for i, tree in enumerate(self.trees):
+            validate_tree(tree, n_features=self.n_features, value_size=self.leaf_value_size,
+                          where=f"tree {i}")
+            self._check_nominal(tree, i)
+
+    def _check_nominal(self, tree: nx.DiGraph, i: int) -> None:
+        for node, a in tree.nodes(data=True):
+            kind = a["kind"]
+            feats = a.get("features", ()) if kind == "linear" else (a.get("feature"),)
+            for f in feats:
+                if f is None:
+                    continue
+                fk = self.features[f].kind
+                if kind == "nominal" and fk != "nominal":
+                    raise RulekitError(f"tree {i}: node {node}: nominal split on numeric feature "
+                                       f"{self.features[f].name!r}")
+                if kind in ("numeric", "linear") and fk != "numeric":
+                    raise RulekitError(f"tree {i}: node {node}: threshold on nominal feature "
+                                       f"{self.features[f].name!r}")
+            if kind == "nominal":
+                size = len(self.features[a["feature"]].domain or ())
+                for _, _, d in tree.out_edges(node, data=True):
+                    for v in d.get("values") or ():
+                        if not isinstance(v, int) or not 0 <= v < size:
+                            raise RulekitError(f"tree {i}: node {node}: category code {v!r} outside "
+                                               f"the domain of {self.features[a['feature']].name!r}")
+
+    # --- evaluation ------------------------------------------------------------------------------
+    def _compiled_trees(self) -> list[_compiled.CompiledTree]:
+        if self._compiled is None:
+            sizes = [len(f.domain or ()) for f in self.features]
+            self._compiled = [_compiled.compile_tree(t, sizes, self.leaf_value_size) for t in self.trees]
+        return self._compiled
+
+    def matrix(self, X: Any) -> np.ndarray:
+        """``X`` as the float64 matrix the evaluator reads (nominal values as domain codes)."""
+        return to_matrix(X, self.features)
+
+    def apply(self, X: Any) -> np.ndarray:
+        """Graph node id of the leaf each row reaches, one column per tree."""
+        M = self.matrix(X)
+        out = np.empty((M.shape[0], len(self.trees)), np.int64)
+        for t, ct in enumerate(self._compiled_trees()):
+            out[:, t] = ct.node_ids[_compiled.apply(ct, M)]
+        return out
+
+    def tree_values(self, M: np.ndarray):
+        """Yield each tree's leaf values for the rows of matrix ``M`` (shape (n, value_size))."""
+        for ct in self._compiled_trees():
+            yield ct.value[_compiled.apply(ct, M)]
+
+    def raw_output(self, X: Any) -> np.ndarray:
+        """Aggregated scores before any link: (n, n_outputs) for ``sum``, else summed/averaged values."""
+        M = self.matrix(X)
+        c = self.combiner
+        n = M.shape[0]
+        if c.kind == "sum":
+            raw = np.tile(np.asarray(c.base_score, dtype=np.float64), (n, 1))
+            outs = c.tree_output or (0,) * len(self.trees)
+            for k, v in zip(outs, self.tree_values(M)):
+                raw[:, k] += v[:, 0]
+            return raw
+        if c.kind == "vote":
+            votes = np.zeros((n, self.n_classes))
+            for v in self.tree_values(M):
+                votes[np.arange(n), np.argmax(v, axis=1)] += 1.0
+            return votes / len(self.trees)
+        total = None
+        for v in self.tree_values(M):
+            total = v.copy() if total is None else total + v
+        if c.kind == "average":
+            total = total / len(self.trees)
+        return total
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        if self.task != "classification":
+            raise RulekitError("predict_proba needs a classifier; this model is a regressor")
+        raw = self.raw_output(X)
+        if self.combiner.kind != "sum":
+            return raw
+        if self.combiner.link == "sigmoid":
+            p = sigmoid(raw[:, 0])
+            return np.column_stack([1.0 - p, p])
+        return softmax(raw)
+
+    def predict(self, X: Any) -> np.ndarray:
+        if self.task == "regression":
+            raw = self.raw_output(X)
+            return raw[:, 0]
+        return self.label_array()[np.argmax(self.predict_proba(X), axis=1)]
+
+    def label_array(self) -> np.ndarray:
+        """The classes as a numpy array (object dtype when they mix types)."""
+        kinds = {type(c) for c in self.classes or ()}
+        return np.asarray(self.classes, dtype=None if len(kinds) == 1 else object)
+
+    # --- files -----------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        from rulekit.ir.modelfile import save_model  # noqa: PLC0415
+
+        save_model(self, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        from rulekit.ir.modelfile import model_to_file  # noqa: PLC0415
+
+        return model_to_file(self).model_dump(mode="json")
+
+    def __repr__(self) -> str:
+        kind = "tree" if len(self.trees) == 1 else f"{self.combiner.kind} of {len(self.trees)} trees"
+        return f"<rulekit.Model {self.task} {kind}, {self.n_features} features>"
+

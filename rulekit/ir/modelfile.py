@@ -1,0 +1,167 @@
+"""The rulekit model file: pydantic models of the JSON, with a format version, and load/save.
+
+A broken file is rejected with one line naming what is wrong; nothing here recurses, so a tree
+20,000 levels deep loads and saves like any other (nodes and edges are flat lists).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import networkx as nx
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from rulekit.errors import ModelFileError, RulekitError
+from rulekit.fileio import read_text, write_atomic
+from rulekit.ir.model import Combiner, Feature, Label, Model
+
+FORMAT = "rulekit-model"
+VERSION = 1
+
+_NODE_KEYS = ("kind", "feature", "features", "weights", "threshold", "op", "precision", "missing",
+              "value", "counts", "n_samples", "impurity", "feature_name")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", ser_json_inf_nan="strings")
+
+
+class NodeFile(_Strict):
+    id: int
+    kind: Literal["numeric", "nominal", "linear", "leaf"]
+    feature: int | None = None
+    feature_name: str | None = None
+    features: list[int] | None = None
+    weights: list[float] | None = None
+    threshold: float | None = None
+    op: Literal["<=", "<"] | None = None
+    precision: Literal["float32", "float64"] | None = None
+    missing: int | None = None
+    value: list[float] | None = None
+    counts: list[float] | None = None
+    n_samples: float | None = None
+    impurity: float | None = None
+
+
+class EdgeFile(_Strict):
+    parent: int
+    child: int
+    branch: int
+    values: list[int] | None = None
+
+
+class TreeFile(_Strict):
+    root: int = 0
+    nodes: list[NodeFile]
+    edges: list[EdgeFile]
+
+
+class ModelFile(_Strict):
+    format: Literal["rulekit-model"] = FORMAT
+    version: int = VERSION
+    task: Literal["classification", "regression"]
+    target: str | None = None
+    features: list[Feature]
+    classes: list[Label] | None = None
+    combiner: Combiner = Combiner()
+    trees: list[TreeFile]
+    source: dict[str, Any] = {}
+
+
+def tree_to_file(tree: nx.DiGraph) -> TreeFile:
+    nodes = []
+    for node, attrs in tree.nodes(data=True):
+        data = {k: attrs[k] for k in _NODE_KEYS if attrs.get(k) is not None}
+        for k in ("value", "counts", "features", "weights"):
+            if k in data:
+                data[k] = list(data[k])
+        nodes.append(NodeFile(id=node, **data))
+    edges = [EdgeFile(parent=u, child=v, branch=d["branch"],
+                      values=None if d.get("values") is None else list(d["values"]))
+             for u, v, d in tree.edges(data=True)]
+    return TreeFile(root=tree.graph.get("root", 0), nodes=nodes, edges=edges)
+
+
+def tree_from_file(tf: TreeFile, where: str) -> nx.DiGraph:
+    g = nx.DiGraph(root=tf.root)
+    for nf in tf.nodes:
+        if nf.id in g:
+            raise ModelFileError(f"{where}: node id {nf.id} appears twice")
+        attrs = nf.model_dump(exclude_none=True, exclude={"id"})
+        for k in ("value", "counts", "features", "weights"):
+            if k in attrs:
+                attrs[k] = tuple(attrs[k])
+        g.add_node(nf.id, **attrs)
+    for ef in tf.edges:
+        for end in (ef.parent, ef.child):
+            if end not in g:
+                raise ModelFileError(f"{where}: edge {ef.parent}->{ef.child} names node {end}, "
+                                     f"which does not exist")
+        if g.has_edge(ef.parent, ef.child):
+            raise ModelFileError(f"{where}: edge {ef.parent}->{ef.child} appears twice")
+        attrs: dict[str, Any] = {"branch": ef.branch}
+        if g.nodes[ef.parent]["kind"] == "nominal":
+            attrs["values"] = None if ef.values is None else tuple(ef.values)
+        g.add_edge(ef.parent, ef.child, **attrs)
+    if tf.root not in g:
+        raise ModelFileError(f"{where}: root {tf.root} is not a node")
+    if g.in_degree(tf.root) != 0:
+        raise ModelFileError(f"{where}: root {tf.root} has a parent")
+    return g
+
+
+def model_to_file(model: Model) -> ModelFile:
+    return ModelFile(task=model.task, target=model.target, features=model.features,
+                     classes=model.classes, combiner=model.combiner,
+                     trees=[tree_to_file(t) for t in model.trees], source=model.source)
+
+
+def model_from_file(mf: ModelFile) -> Model:
+    if mf.version > VERSION:
+        raise ModelFileError(f"model file format version {mf.version} is newer than this rulekit "
+                             f"reads ({VERSION}); upgrade rulekit")
+    trees = [tree_from_file(tf, f"tree {i}") for i, tf in enumerate(mf.trees)]
+    try:
+        return Model(trees, mf.features, task=mf.task, classes=mf.classes, combiner=mf.combiner,
+                     target=mf.target, source=mf.source)
+    except ModelFileError:
+        raise
+    except RulekitError as err:
+        raise ModelFileError(err.message) from None
+
+
+def dumps_model(model: Model) -> str:
+    return model_to_file(model).model_dump_json(exclude_none=True)
+
+
+def loads_model(text: str, *, file: str | None = None) -> Model:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ModelFileError(f"not valid JSON: {err.msg}", file=file, line=err.lineno,
+                             column=err.colno) from None
+    except RecursionError:
+        raise ModelFileError("JSON nested too deeply", file=file) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ModelFileError(f"not a rulekit model file (expected \"format\": \"{FORMAT}\")", file=file)
+    try:
+        mf = ModelFile.model_validate(data)
+    except ValidationError as err:
+        e = err.errors()[0]
+        loc = ".".join(str(p) for p in e["loc"]) or "file"
+        more = f" (and {len(err.errors()) - 1} more)" if len(err.errors()) > 1 else ""
+        raise ModelFileError(f"{loc}: {e['msg']}{more}", file=file) from None
+    try:
+        return model_from_file(mf)
+    except ModelFileError as err:
+        raise ModelFileError(err.message, file=file) from None
+
+
+def save_model(model: Model, path: str | Path) -> None:
+    write_atomic(path, dumps_model(model))
+
+
+def load_model(path: str | Path) -> Model:
+    return loads_model(read_text(path), file=str(path))

@@ -1,0 +1,199 @@
+"""One decision tree as a ``networkx.DiGraph`` with a fixed attribute schema, plus builder and checks.
+
+Node attributes
+---------------
+Every node has ``kind``:
+
+``"numeric"``  test ``cast(x[feature]) op threshold`` with ``op`` in ``<=``/``<`` and ``precision``
+               ``float32``/``float64`` (see :mod:`rulekit.semantics`). Branch 0 = test true, 1 = false.
+``"nominal"``  the value of ``feature`` picks the branch: each out-edge lists its ``values``; at most
+               one edge has ``values=None`` and takes every other value (unseen categories included).
+``"linear"``   oblique test ``sum(weights[i] * x[features[i]]) op threshold`` summed left to right in
+               float64. Branch 0 = true, 1 = false.
+``"leaf"``     ``value``: class probabilities (classification), ``(v,)`` for a regression or a
+               boosting tree's raw score; ``counts`` optional class counts/weights.
+
+Split nodes also carry ``missing`` (the branch a missing value takes) and, optionally,
+``feature_name``, ``n_samples``, ``impurity`` and ``value`` (the node's own distribution).
+Edges carry ``branch`` (int) and, for nominal splits, ``values`` (tuple, or None for "other").
+``graph.graph["root"]`` names the root. Nothing here recurses.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import networkx as nx
+
+from rulekit.errors import ModelFileError
+
+SPLIT_KINDS = ("numeric", "nominal", "linear")
+NODE_KINDS = SPLIT_KINDS + ("leaf",)
+
+
+class TreeBuilder:
+    """Small helper that builds a tree graph node by node with the schema above."""
+
+    def __init__(self) -> None:
+        self.graph = nx.DiGraph()
+        self._next = 0
+
+    def _add(self, **attrs: Any) -> int:
+        node = self._next
+        self._next += 1
+        self.graph.add_node(node, **{k: v for k, v in attrs.items() if v is not None})
+        if node == 0:
+            self.graph.graph["root"] = 0
+        return node
+
+    def numeric(self, feature: int, threshold: float, *, op: str = "<=", precision: str = "float64",
+                missing: int = 1, **extra: Any) -> int:
+        return self._add(kind="numeric", feature=int(feature), threshold=float(threshold), op=op,
+                         precision=precision, missing=int(missing), **extra)
+
+    def nominal(self, feature: int, *, missing: int, **extra: Any) -> int:
+        return self._add(kind="nominal", feature=int(feature), missing=int(missing), **extra)
+
+    def linear(self, features: Sequence[int], weights: Sequence[float], threshold: float, *,
+               op: str = "<=", missing: int = 1, **extra: Any) -> int:
+        return self._add(kind="linear", features=tuple(int(f) for f in features),
+                         weights=tuple(float(w) for w in weights), threshold=float(threshold), op=op,
+                         precision="float64", missing=int(missing), **extra)
+
+    def leaf(self, value: Sequence[float], **extra: Any) -> int:
+        return self._add(kind="leaf", value=tuple(float(v) for v in value), **extra)
+
+    def connect(self, parent: int, child: int, branch: int, values: Sequence[Any] | None = None) -> None:
+        attrs: dict[str, Any] = {"branch": int(branch)}
+        if self.graph.nodes[parent]["kind"] == "nominal":
+            attrs["values"] = None if values is None else tuple(values)
+        self.graph.add_edge(parent, child, **attrs)
+
+
+def root_of(tree: nx.DiGraph) -> int:
+    return tree.graph["root"]
+
+
+def children_by_branch(tree: nx.DiGraph, node: int) -> list[int]:
+    """Children of ``node`` ordered by their edge's ``branch``."""
+    succ = tree.succ[node]
+    out = [0] * len(succ)
+    for child, data in succ.items():
+        out[data["branch"]] = child
+    return out
+
+
+def iter_preorder(tree: nx.DiGraph) -> Iterator[int]:
+    """Nodes in pre-order (branch order), with an explicit stack."""
+    stack = [root_of(tree)]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children_by_branch(tree, node)))
+
+
+def depth(tree: nx.DiGraph) -> int:
+    """Number of edges on the longest root-to-leaf path."""
+    best = 0
+    queue = deque([(root_of(tree), 0)])
+    while queue:
+        node, d = queue.popleft()
+        best = max(best, d)
+        for child in tree.succ[node]:
+            queue.append((child, d + 1))
+    return best
+
+
+def leaves(tree: nx.DiGraph) -> list[int]:
+    return [n for n, k in tree.nodes(data="kind") if k == "leaf"]
+
+
+def validate_tree(tree: nx.DiGraph, *, n_features: int, value_size: int | None = None,
+                  where: str = "tree") -> None:
+    """Check the structure and attributes; raise ``ModelFileError`` naming the first problem."""
+
+    def fail(msg: str) -> None:
+        raise ModelFileError(f"{where}: {msg}")
+
+    if tree.number_of_nodes() == 0:
+        fail("has no nodes")
+    roots = [n for n, d in tree.in_degree() if d == 0]
+    if len(roots) != 1:
+        fail(f"must have exactly one root, found {len(roots)}")
+    if tree.graph.get("root") != roots[0]:
+        tree.graph["root"] = roots[0]
+    for node, deg in tree.in_degree():
+        if deg > 1:
+            fail(f"node {node} has {deg} parents (a tree node has one)")
+    # one root, one parent each: the graph is a tree iff every node is reachable from the root
+    seen = 0
+    stack = [roots[0]]
+    visited = {roots[0]}
+    while stack:
+        node = stack.pop()
+        seen += 1
+        for child in tree.succ[node]:
+            if child in visited:
+                fail(f"cycle through node {child}")
+            visited.add(child)
+            stack.append(child)
+    if seen != tree.number_of_nodes():
+        fail(f"{tree.number_of_nodes() - seen} node(s) unreachable from the root (a cycle?)")
+    for node, attrs in tree.nodes(data=True):
+        _validate_node(tree, node, attrs, n_features, value_size, fail)
+
+
+def _validate_node(tree, node, attrs, n_features, value_size, fail) -> None:
+    kind = attrs.get("kind")
+    if kind not in NODE_KINDS:
+        fail(f"node {node} has unknown kind {kind!r}")
+    n_children = len(tree.succ[node])
+    if kind == "leaf":
+        if n_children:
+            fail(f"leaf {node} has children")
+        value = attrs.get("value")
+        if value is None or len(value) == 0:
+            fail(f"leaf {node} has no value")
+        if value_size is not None and len(value) != value_size:
+            fail(f"leaf {node} has {len(value)} values, expected {value_size}")
+        if any(math.isnan(v) for v in value):
+            fail(f"leaf {node} has a NaN value")
+        return
+    branches = sorted(d.get("branch", -1) for d in tree.succ[node].values())
+    if branches != list(range(n_children)):
+        fail(f"node {node} has branches {branches}, expected 0..{n_children - 1}")
+    if kind in ("numeric", "linear") and n_children != 2:
+        fail(f"{kind} split {node} must have 2 children, has {n_children}")
+    if kind == "nominal" and n_children < 1:
+        fail(f"nominal split {node} has no children")
+    missing = attrs.get("missing")
+    if not isinstance(missing, int) or not 0 <= missing < n_children:
+        fail(f"node {node}: missing branch {missing!r} out of range")
+    feats = attrs.get("features", ()) if kind == "linear" else (attrs.get("feature"),)
+    for f in feats:
+        if not isinstance(f, int) or not 0 <= f < n_features:
+            fail(f"node {node}: feature index {f!r} out of range 0..{n_features - 1}")
+    if kind in ("numeric", "linear"):
+        t = attrs.get("threshold")
+        if not isinstance(t, float) or math.isnan(t):
+            fail(f"node {node}: threshold must be a number (finite or +-inf), got {t!r}")
+        if attrs.get("op") not in ("<=", "<"):
+            fail(f"node {node}: operator {attrs.get('op')!r} (expected '<=' or '<')")
+        if attrs.get("precision") not in ("float32", "float64"):
+            fail(f"node {node}: precision {attrs.get('precision')!r}")
+    if kind == "linear":
+        w = attrs.get("weights", ())
+        if len(w) != len(feats) or not feats:
+            fail(f"linear split {node}: {len(feats)} features but {len(w)} weights")
+        if any(not math.isfinite(x) for x in w):
+            fail(f"linear split {node}: weights must be finite")
+    if kind == "nominal":
+        others = 0
+        for data in tree.succ[node].values():
+            if data.get("values") is None:
+                others += 1
+        if others > 1:
+            fail(f"nominal split {node} has {others} 'other' branches (at most 1)")

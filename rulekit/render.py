@@ -1,0 +1,107 @@
+"""Human views of a model: an indented text tree and Graphviz dot (no recursion, readable numbers)."""
+
+from __future__ import annotations
+
+import json
+
+from rulekit.ir.model import Model
+from rulekit.ir.tree import children_by_branch, root_of
+
+
+def readable(x: float) -> str:
+    """A threshold or value at readable precision (6 significant digits)."""
+    return f"{x:.6g}"
+
+
+def branch_labels(model: Model, tree, node: int) -> list[str]:
+    """One human label per branch of a split node, e.g. ``age <= 40`` / ``age > 40``."""
+    a = tree.nodes[node]
+    kind = a["kind"]
+    miss = a["missing"]
+    if kind in ("numeric", "linear"):
+        if kind == "numeric":
+            lhs = model.features[a["feature"]].name
+        else:
+            lhs = " + ".join(f"{readable(w)}*{model.features[f].name}"
+                             for f, w in zip(a["features"], a["weights"]))
+        neg = ">=" if a["op"] == "<" else ">"
+        t = readable(a["threshold"])
+        labels = [f"{lhs} {a['op']} {t}", f"{lhs} {neg} {t}"]
+    else:
+        feat = model.features[a["feature"]]
+        labels = []
+        for child in children_by_branch(tree, node):
+            vals = tree.edges[node, child].get("values")
+            if vals is None:
+                labels.append(f"{feat.name} is other")
+            else:
+                names = [str(feat.domain[v]) for v in vals]
+                labels.append(f"{feat.name} = {names[0]}" if len(names) == 1
+                              else f"{feat.name} in {{{', '.join(names)}}}")
+    labels[miss] += " (or missing)"
+    return labels
+
+
+def leaf_label(model: Model, value) -> str:
+    if model.task == "regression" or model.combiner.kind == "sum":
+        return f"value: {readable(value[0])}"
+    best = max(range(len(value)), key=lambda k: (value[k], -k))
+    dist = ", ".join(readable(v) for v in value)
+    return f"class: {model.classes[best]}  [{dist}]"
+
+
+def tree_text(model: Model, index: int = 0) -> str:
+    tree = model.trees[index]
+    lines: list[str] = []
+    stack: list[tuple[int, int, str | None]] = [(root_of(tree), 0, None)]
+    while stack:
+        node, level, label = stack.pop()
+        a = tree.nodes[node]
+        indent = "|   " * level
+        if label is not None:
+            lines.append(f"{indent}|--- {label}")
+        if a["kind"] == "leaf":
+            lines.append(f"{indent}|   |--- {leaf_label(model, a['value'])}" if label is not None
+                         else f"|--- {leaf_label(model, a['value'])}")
+            continue
+        kids = children_by_branch(tree, node)
+        labels = branch_labels(model, tree, node)
+        for child, lab in reversed(list(zip(kids, labels))):
+            stack.append((child, level + (1 if label is not None else 0), lab))
+    return "\n".join(lines) + "\n"
+
+
+def model_text(model: Model) -> str:
+    head = f"{model!r}\n"
+    if len(model.trees) == 1:
+        return head + tree_text(model, 0)
+    parts = [head + f"combiner: {model.combiner.model_dump_json()}\n"]
+    for i in range(len(model.trees)):
+        parts.append(f"\n# tree {i}\n" + tree_text(model, i))
+    return "".join(parts)
+
+
+def _q(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def model_dot(model: Model) -> str:
+    out = ["digraph rulekit {", '  node [shape=box, style="rounded", fontname="Helvetica"];',
+           '  edge [fontname="Helvetica"];']
+    for i, tree in enumerate(model.trees):
+        prefix = f"t{i}_" if len(model.trees) > 1 else "n"
+        for node, a in tree.nodes(data=True):
+            if a["kind"] == "leaf":
+                label = leaf_label(model, a["value"])
+                out.append(f"  {prefix}{node} [label={_q(label)}, style=\"rounded,filled\", fillcolor=\"#e8f4ea\"];")
+            else:
+                name = (model.features[a["feature"]].name if a["kind"] != "linear" else "linear")
+                extra = f"\\nn={readable(a['n_samples'])}" if a.get("n_samples") is not None else ""
+                out.append(f"  {prefix}{node} [label={_q(name)[:-1]}{extra}\"];")
+        for node in tree.nodes:
+            if tree.nodes[node]["kind"] == "leaf":
+                continue
+            for child, lab in zip(children_by_branch(tree, node), branch_labels(model, tree, node)):
+                out.append(f"  {prefix}{node} -> {prefix}{child} [label={_q(lab)}];")
+    out.append("}")
+    return "\n".join(out) + "\n"

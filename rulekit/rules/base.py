@@ -1,0 +1,150 @@
+"""The rule-base IR: immutable pydantic models of conditions, rules and a rule base.
+
+Conditions name features by name (the DSL and people read names) and nominal values by their label
+(not by code). Numeric comparisons are evaluated as ``cast(x) op value`` in the rule base's
+``precision`` (float32 for rule bases extracted from scikit-learn/XGBoost trees, float64 otherwise);
+:mod:`rulekit.semantics` turns each into a canonical float64 test for every backend.
+
+Missing values: a comparison, set test or linear test on a missing value is *not satisfied* (and
+its negation ``not (...)`` is not satisfied either: an undecidable literal makes the whole condition
+fail unless an ``is missing`` literal covers it). Paths from trees therefore carry
+``(x <= t or x is missing)`` on the side the tree sends missing values.
+
+Semantics of a rule base:
+
+``first-hit``     ordered decision list: the first rule whose condition holds decides; else default.
+``vote``          unordered: every matching rule votes for its label with its weight (its
+                  ``weight`` or else its confidence statistic or 1); ties go to the earlier class in
+                  ``classes``; no match -> default.
+``weighted-sum``  unordered: the prediction is the default's value plus the sum of ``weight * value``
+                  over matching rules (regression / scores).
+Ensembles (``combiner`` set): rules carry a ``group`` (their tree); within a group the first matching
+rule decides, and the groups' conclusions are combined as the model's combiner says.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rulekit.ir.model import Combiner, Feature, Label
+
+NumOp = Literal["<", "<=", ">", ">="]
+CmpOp = Literal["<", "<=", ">", ">=", "=", "!="]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Compare(_Frozen):
+    """``feature op value``: numeric (value a float) or nominal equality (value a domain label)."""
+
+    kind: Literal["compare"] = "compare"
+    feature: str
+    op: CmpOp
+    value: float | str | int | bool
+
+
+class InSet(_Frozen):
+    """``feature in {v1, v2}`` (or ``not in`` when negated) for a nominal feature."""
+
+    kind: Literal["in"] = "in"
+    feature: str
+    values: tuple[str | int | bool, ...]
+    negated: bool = False
+
+
+class IsMissing(_Frozen):
+    """``feature is missing`` / ``feature is not missing``."""
+
+    kind: Literal["missing"] = "missing"
+    feature: str
+    negated: bool = False
+
+
+class Linear(_Frozen):
+    """Oblique test ``sum(coef * feature) op value``, summed left to right in float64."""
+
+    kind: Literal["linear"] = "linear"
+    terms: tuple[tuple[float, str], ...]
+    op: NumOp
+    value: float
+
+
+class And(_Frozen):
+    kind: Literal["and"] = "and"
+    items: tuple[Condition, ...] = ()
+
+
+class Or(_Frozen):
+    kind: Literal["or"] = "or"
+    items: tuple[Condition, ...] = ()
+
+
+class Not(_Frozen):
+    kind: Literal["not"] = "not"
+    item: Condition
+
+
+Condition = Annotated[Union[Compare, InSet, IsMissing, Linear, And, Or, Not], Field(discriminator="kind")]
+Literal_ = Union[Compare, InSet, IsMissing, Linear]
+TRUE = And(items=())
+
+for _m in (And, Or, Not):
+    _m.model_rebuild()
+
+
+class Conclusion(_Frozen):
+    """A class label (optionally with its distribution over ``classes``) or a number."""
+
+    label: Label | None = None
+    distribution: tuple[float, ...] | None = None
+    value: float | None = None
+
+
+class Rule(_Frozen):
+    id: str | None = None
+    condition: Condition = TRUE
+    conclusion: Conclusion
+    weight: float | None = None
+    group: int = 0
+    stats: dict[str, float] = {}
+    comments: tuple[str, ...] = ()
+
+
+class RuleBase(_Frozen):
+    name: str = "rules"
+    task: Literal["classification", "regression"]
+    target: str = "target"
+    classes: tuple[Label, ...] | None = None
+    features: tuple[Feature, ...]
+    semantics: Literal["first-hit", "vote", "weighted-sum"] = "first-hit"
+    precision: Literal["float32", "float64"] = "float64"
+    rules: tuple[Rule, ...] = ()
+    default: Conclusion | None = None
+    combiner: Combiner | None = None
+    comments: tuple[str, ...] = ()
+
+    def feature(self, name: str) -> Feature:
+        for f in self.features:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    # evaluation lives in rulekit.rules.engine (vectorized); these are the contract's entry points
+    def predict(self, X):
+        from rulekit.rules.engine import predict
+
+        return predict(self, X)
+
+    def predict_proba(self, X):
+        from rulekit.rules.engine import predict_proba
+
+        return predict_proba(self, X)
+
+    def explain(self, X):
+        from rulekit.rules.engine import explain
+
+        return explain(self, X)

@@ -1,0 +1,139 @@
+"""The one place that says how a test compares, where a missing value goes and how a number is written.
+
+Every backend (the numpy evaluator, the rule engine, Python, SQL and ONNX exporters) asks this module,
+so they cannot drift apart. The central idea: every threshold test a source model performs, whatever
+its operator and float precision, is turned into a *canonical float64 test* ``x <= b`` (or its
+negation ``x > b``) that gives the same answer for every float64 ``x``. Backends then only ever compare
+doubles.
+
+Source semantics (see ``shared/FACTS.md``):
+
+* scikit-learn: ``float32(x) <= t`` with ``t`` a float64 -> ``op="<=", precision="float32"``
+* XGBoost: ``float32(x) < t`` with ``t`` a float32     -> ``op="<",  precision="float32"``
+* LightGBM / rulekit learners: ``x <= t`` in float64     -> ``op="<=", precision="float64"``
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+
+Op = Literal["<=", "<"]
+Precision = Literal["float32", "float64"]
+COMPARISON_OPS = ("<", "<=", ">", ">=")
+
+_F32_MAX = float(np.finfo(np.float32).max)
+_F32_HALF_TOP_ULP = 2.0**103  # half the spacing of float32 just below its max
+
+
+def f32_floor(t: float) -> float:
+    """Largest float32 value that is <= ``t`` (as a Python float); -inf below the float32 range."""
+    if math.isnan(t):
+        raise ValueError("threshold is NaN")
+    with np.errstate(over="ignore"):
+        g = np.float32(t)
+    if float(g) > t:
+        g = np.nextafter(g, np.float32(-np.inf))
+    return float(g)
+
+
+def _next_f32_up(f: float) -> float:
+    return float(np.nextafter(np.float32(f), np.float32(np.inf)))
+
+
+def _f32_le_boundary(t: float) -> float:
+    """float64 ``b`` such that ``x <= b`` <=> ``float32(x) <= t`` for every float64 ``x``.
+
+    ``f`` = largest float32 <= t; ``m`` = midpoint of f and the next float32 up (exact in float64).
+    Doubles below ``m`` round to ``f`` or lower; ``m`` itself rounds to even, which may be ``f``.
+    """
+    f = f32_floor(t)
+    if f == math.inf:
+        return math.inf
+    if f == _F32_MAX:
+        m = f + _F32_HALF_TOP_ULP
+    elif f == -math.inf:
+        m = -_F32_MAX - _F32_HALF_TOP_ULP
+    else:
+        m = (f + _next_f32_up(f)) / 2.0
+    with np.errstate(over="ignore"):
+        rounds_down = float(np.float32(m)) == f
+    return m if rounds_down else float(np.nextafter(m, -np.inf))
+
+
+def le_boundary(t: float, precision: Precision) -> float:
+    """float64 ``b`` with ``x <= b`` equivalent to ``cast(x) <= t`` in ``precision``."""
+    if precision == "float64":
+        return float(t)
+    return _f32_le_boundary(float(t))
+
+
+def lt_boundary(t: float, precision: Precision) -> float:
+    """float64 ``b`` with ``x <= b`` equivalent to ``cast(x) < t`` in ``precision``."""
+    t = float(t)
+    if precision == "float64":
+        return float(np.nextafter(t, -np.inf))
+    g = f32_floor(t)
+    if g == t:
+        g = float(np.nextafter(np.float32(g), np.float32(-np.inf)))
+    return _f32_le_boundary(g)
+
+
+def boundary(op: Op, t: float, precision: Precision) -> float:
+    """The canonical float64 boundary ``b``: the source test ``cast(x) op t`` holds iff ``x <= b``."""
+    if op == "<=":
+        return le_boundary(t, precision)
+    if op == "<":
+        return lt_boundary(t, precision)
+    raise ValueError(f"unsupported threshold operator {op!r}")
+
+
+def canonical(op: str, t: float, precision: Precision) -> tuple[str, float]:
+    """Turn any comparison ``cast(x) op t`` (op in < <= > >=) into ``("<=", b)`` or ``(">", b)``."""
+    if op in ("<=", "<"):
+        return "<=", boundary(op, t, precision)  # type: ignore[arg-type]
+    if op == ">":
+        return ">", le_boundary(t, precision)
+    if op == ">=":
+        return ">", lt_boundary(t, precision)
+    raise ValueError(f"unsupported comparison operator {op!r}")
+
+
+def f32_round_down(b: float) -> float:
+    """Largest float32 <= b: for float32 inputs ``x <= b`` equals ``x <= f32_round_down(b)``."""
+    return f32_floor(b)
+
+
+# --- literals -------------------------------------------------------------------------------------
+
+
+def shortest_repr(x: float) -> str:
+    """Shortest decimal text that parses back to the identical float64 (``inf``/``-inf``/``nan`` spelled)."""
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return repr(x)
+
+
+def exact17(x: float) -> str:
+    """17 significant digits with an exponent: read back exactly by every SQL engine, typed as a double."""
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError("infinite or NaN literal needs dialect-specific handling")
+    text = "%.17g" % x
+    if "e" not in text:
+        text += "e0"
+    return text
+
+
+# --- missing values -------------------------------------------------------------------------------
+
+MISSING_RULE = (
+    "A missing value (NaN, None, SQL NULL) at a split follows the split's `missing` branch, as the "
+    "source model sends it. In a rule base, a comparison on a missing value is not satisfied; only "
+    "`is missing` (or an explicit `or x is missing`) matches it."
+)
