@@ -1,0 +1,64 @@
+"""Rows that find disagreements random data never finds: values exactly at every threshold, at
+their float32 and float64 neighbours, and missing values. Used by the tests and by ``rulekit verify``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from rulekit.ir.model import Model
+
+
+def threshold_values(t: float) -> list[float]:
+    """``t``, its float64 neighbours, the float32 nearest ``t`` and that float32's neighbours."""
+    out = [t]
+    if np.isfinite(t):
+        out += [float(np.nextafter(t, np.inf)), float(np.nextafter(t, -np.inf))]
+        with np.errstate(over="ignore"):
+            f = np.float32(t)
+        if np.isfinite(f):
+            out += [float(f), float(np.nextafter(f, np.float32(np.inf))),
+                    float(np.nextafter(f, np.float32(-np.inf)))]
+    return [v for v in dict.fromkeys(out) if np.isfinite(v)]
+
+
+def model_thresholds(model: Model) -> list[tuple[int, float]]:
+    """(feature index, threshold) of every numeric split in the model, deduplicated."""
+    seen: dict[tuple[int, float], None] = {}
+    for tree in model.trees:
+        for _, a in tree.nodes(data=True):
+            if a["kind"] == "numeric":
+                seen[(a["feature"], a["threshold"])] = None
+    return list(seen)
+
+
+def probe_matrix(base: np.ndarray, thresholds: Iterable[tuple[int, float]], *, n_missing: int = 200,
+                 max_rows: int = 50_000, seed: int = 0) -> np.ndarray:
+    """Rows derived from ``base`` (a float64 matrix of real rows): for each threshold one row per
+    boundary value with that feature set to it, plus rows with random cells set to NaN."""
+    rng = np.random.default_rng(seed)
+    base = np.asarray(base, dtype=np.float64)
+    rows = []
+    for f, t in thresholds:
+        for v in threshold_values(t):
+            r = base[rng.integers(len(base))].copy()
+            r[f] = v
+            rows.append(r)
+    if len(rows) > max_rows:
+        idx = rng.choice(len(rows), size=max_rows, replace=False)
+        rows = [rows[i] for i in sorted(idx)]
+    for _ in range(n_missing):
+        r = base[rng.integers(len(base))].copy()
+        k = rng.integers(1, max(2, base.shape[1] // 2) + 1)
+        r[rng.choice(base.shape[1], size=min(k, base.shape[1]), replace=False)] = np.nan
+        rows.append(r)
+    all_missing = np.full(base.shape[1], np.nan)
+    rows.append(all_missing)
+    return np.vstack([base] + [np.asarray(rows)]) if rows else base.copy()
+
+
+def probe_rows(model: Model, base: np.ndarray, **kwargs) -> np.ndarray:
+    """``base`` plus threshold and missing-value rows for every numeric split of ``model``."""
+    return probe_matrix(base, model_thresholds(model), **kwargs)

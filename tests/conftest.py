@@ -1,0 +1,55 @@
+"""Shared fixtures: database connections (skip with a reason, or fail under RULEKIT_REQUIRE_SERVERS=1)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+
+REQUIRE = os.environ.get("RULEKIT_REQUIRE_SERVERS") == "1"
+PG_DSN = os.environ.get("RULEKIT_PG_DSN", "host=127.0.0.1 port=5432 dbname=test user=postgres")
+MYSQL = dict(host=os.environ.get("RULEKIT_MYSQL_HOST", "127.0.0.1"),
+             port=int(os.environ.get("RULEKIT_MYSQL_PORT", "3306")),
+             user=os.environ.get("RULEKIT_MYSQL_USER", "root"),
+             password=os.environ.get("RULEKIT_MYSQL_PASSWORD", ""),
+             database=os.environ.get("RULEKIT_MYSQL_DB", "test"))
+
+
+def _unavailable(what: str, err: Exception):
+    msg = f"{what} not available: {type(err).__name__}: {err}"
+    if REQUIRE:
+        pytest.fail(msg + " (RULEKIT_REQUIRE_SERVERS=1: CI must run this test)")
+    pytest.skip(msg)
+
+
+@pytest.fixture(scope="session")
+def pg_conn():
+    """An autocommit psycopg connection to the local PostgreSQL test database."""
+    try:
+        import psycopg
+
+        conn = psycopg.connect(PG_DSN, autocommit=True, connect_timeout=5)
+    except Exception as err:  # noqa: BLE001
+        _unavailable("PostgreSQL", err)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture(scope="session")
+def mysql_conn():
+    """An autocommit PyMySQL connection to the local MariaDB/MySQL test database."""
+    try:
+        import pymysql
+
+        conn = pymysql.connect(**MYSQL, autocommit=True, connect_timeout=5)
+    except Exception as err:  # noqa: BLE001
+        _unavailable("MariaDB/MySQL", err)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def unique_name():
+    """A table name no other test (or xdist worker) uses."""
+    return "t_" + uuid.uuid4().hex[:12]
