@@ -45,4 +45,4 @@ def read_text(path: str | Path) -> str:
 def sniff_source(text: str) -> str:
     """``"model"`` for rulekit model JSON, ``"rules"`` for rule DSL text (by content, not extension)."""
     head = text.lstrip("\ufeff \t\r\n")
-    return "model" if head.startswith("{") else "rules"
+    return "model" if head[:1] in ("{", "[") else "rules"
