@@ -157,3 +157,47 @@ def _step_mixed(ct: CompiledTree, X: np.ndarray, rows: np.ndarray, nd: np.ndarra
             out[sel] = res
         nxt[idx] = out
     return nxt
+
+
+try:  # optional C accelerator with the same arithmetic (see rulekit/_fastpath.c)
+    from rulekit import _fastpath
+except ImportError:  # pragma: no cover - exercised when the extension did not build
+    _fastpath = None
+
+
+@dataclass
+class Forest:
+    """Numeric-only trees concatenated for the C walker (child indices local to each tree)."""
+
+    offsets: np.ndarray
+    feature: np.ndarray
+    bound: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    missing: np.ndarray
+    is_leaf: np.ndarray
+
+
+def build_forest(cts: list[CompiledTree]) -> Forest | None:
+    if _fastpath is None or not all(ct.only_numeric for ct in cts):
+        return None
+    sizes = [ct.kind.size for ct in cts]
+    offsets = np.zeros(len(cts) + 1, np.int64)
+    offsets[1:] = np.cumsum(sizes)
+    cat = lambda attr, dtype: np.ascontiguousarray(np.concatenate([getattr(ct, attr) for ct in cts]), dtype)  # noqa: E731
+    return Forest(offsets, cat("feature", np.int64), cat("bound", np.float64), cat("left", np.int64),
+                  cat("right", np.int64), cat("missing", np.int64),
+                  np.ascontiguousarray(np.concatenate([ct.kind == LEAF for ct in cts]), np.uint8))
+
+
+def apply_all(cts: list[CompiledTree], forest: Forest | None, X: np.ndarray) -> np.ndarray:
+    """Leaf index per (tree, row): the C walker when available, else the numpy one."""
+    n = X.shape[0]
+    if forest is not None and n:
+        Xc = np.ascontiguousarray(X, dtype=np.float64)
+        # features the trees use but that the leaf sentinel (-1) marks: never read (leaves stop)
+        out = np.empty((len(cts), n), np.int64)
+        _fastpath.apply(Xc, n, Xc.shape[1], forest.offsets, forest.feature, forest.bound, forest.left,
+                        forest.right, forest.missing, forest.is_leaf, out)
+        return out
+    return np.stack([apply(ct, X) for ct in cts]) if cts else np.empty((0, n), np.int64)

@@ -88,6 +88,7 @@ class Model:
         self.target = target
         self.source = dict(source or {})
         self._compiled: list[_compiled.CompiledTree] | None = None
+        self._forest: _compiled.Forest | None = None
         if validate:
             self.validate()
 
@@ -174,6 +175,7 @@ class Model:
         if self._compiled is None:
             sizes = [len(f.domain or ()) for f in self.features]
             self._compiled = [_compiled.compile_tree(t, sizes, self.leaf_value_size) for t in self.trees]
+            self._forest = _compiled.build_forest(self._compiled)
         return self._compiled
 
     def matrix(self, X: Any) -> np.ndarray:
@@ -183,15 +185,15 @@ class Model:
     def apply(self, X: Any) -> np.ndarray:
         """Graph node id of the leaf each row reaches, one column per tree."""
         M = self.matrix(X)
-        out = np.empty((M.shape[0], len(self.trees)), np.int64)
-        for t, ct in enumerate(self._compiled_trees()):
-            out[:, t] = ct.node_ids[_compiled.apply(ct, M)]
-        return out
+        cts = self._compiled_trees()
+        leaves = _compiled.apply_all(cts, self._forest, M)
+        return np.column_stack([ct.node_ids[leaf] for ct, leaf in zip(cts, leaves)]) if cts else leaves.T
 
     def tree_values(self, M: np.ndarray):
         """Yield each tree's leaf values for the rows of matrix ``M`` (shape (n, value_size))."""
-        for ct in self._compiled_trees():
-            yield ct.value[_compiled.apply(ct, M)]
+        cts = self._compiled_trees()
+        for ct, leaf in zip(cts, _compiled.apply_all(cts, self._forest, M)):
+            yield ct.value[leaf]
 
     def raw_output(self, X: Any) -> np.ndarray:
         """Aggregated scores before any link: (n, n_outputs) for ``sum``, else summed/averaged values."""
