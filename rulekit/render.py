@@ -13,33 +13,40 @@ def readable(x: float) -> str:
     return f"{x:.6g}"
 
 
-def branch_labels(model: Model, tree, node: int) -> list[str]:
-    """One human label per branch of a split node, e.g. ``age <= 40`` / ``age > 40``."""
+def split_subject(model: Model, tree, node: int) -> str:
+    """What a split tests: the feature name, or the linear expression of an oblique split."""
     a = tree.nodes[node]
-    kind = a["kind"]
-    miss = a["missing"]
-    if kind in ("numeric", "linear"):
-        if kind == "numeric":
-            lhs = model.features[a["feature"]].name
-        else:
-            lhs = " + ".join(f"{readable(w)}*{model.features[f].name}"
-                             for f, w in zip(a["features"], a["weights"]))
+    if a["kind"] == "linear":
+        return " + ".join(f"{readable(w)}*{model.features[f].name}"
+                          for f, w in zip(a["features"], a["weights"]))
+    return model.features[a["feature"]].name
+
+
+def branch_tests(model: Model, tree, node: int) -> list[str]:
+    """One test per branch of a split node without its subject, e.g. ``<= 40`` / ``> 40``."""
+    a = tree.nodes[node]
+    if a["kind"] in ("numeric", "linear"):
         neg = ">=" if a["op"] == "<" else ">"
         t = readable(a["threshold"])
-        labels = [f"{lhs} {a['op']} {t}", f"{lhs} {neg} {t}"]
+        tests = [f"{a['op']} {t}", f"{neg} {t}"]
     else:
-        feat = model.features[a["feature"]]
-        labels = []
+        domain = model.features[a["feature"]].domain
+        tests = []
         for child in children_by_branch(tree, node):
             vals = tree.edges[node, child].get("values")
             if vals is None:
-                labels.append(f"{feat.name} is other")
+                tests.append("is other")
             else:
-                names = [str(feat.domain[v]) for v in vals]
-                labels.append(f"{feat.name} = {names[0]}" if len(names) == 1
-                              else f"{feat.name} in {{{', '.join(names)}}}")
-    labels[miss] += " (or missing)"
-    return labels
+                names = [str(domain[v]) for v in vals]
+                tests.append(f"= {names[0]}" if len(names) == 1 else f"in {{{', '.join(names)}}}")
+    tests[a["missing"]] += " (or missing)"
+    return tests
+
+
+def branch_labels(model: Model, tree, node: int) -> list[str]:
+    """One human label per branch of a split node, e.g. ``age <= 40`` / ``age > 40``."""
+    subject = split_subject(model, tree, node)
+    return [f"{subject} {t}" for t in branch_tests(model, tree, node)]
 
 
 def leaf_label(model: Model, value) -> str:

@@ -20,8 +20,14 @@ def run(*, source: Path, format: str, output: Path | None) -> int:
             text = render.model_text(obj)
         elif format == "dot":
             text = render.model_dot(obj)
+        elif format == "mermaid":
+            from rulekit.pictures import model_mermaid
+
+            text = model_mermaid(obj)
         else:
-            raise NotBuiltError(f"show --format {format} is not built yet (issue #9)")
+            from rulekit.pictures import model_svg
+
+            text = model_svg(obj)
     else:
         if format == "text":
             from rulekit import dsl

@@ -1,0 +1,36 @@
+"""show --format mermaid|svg: well-formed pictures, hostile names escaped, huge trees cut, no recursion."""
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from rulekit.pictures import model_mermaid, model_svg
+from tests import zoo
+
+
+@pytest.mark.parametrize("name", zoo.zoo_names())
+def test_svg_is_well_formed_xml(name):
+    model, _ = zoo.get(name)
+    root = ET.fromstring(model_svg(model))
+    assert root.tag.endswith("svg")
+    texts = " ".join(t.text or "" for t in root.iter() if t.tag.endswith("text"))
+    if model.task == "classification" and model.combiner.kind != "sum":
+        assert any(str(c) in texts for c in model.classes)
+
+
+def test_hostile_names_are_escaped():
+    model, _ = zoo.get("sklearn_tree_multiclass_hostile")
+    svg = model_svg(model)
+    ET.fromstring(svg)  # quotes, ampersands and angle brackets must not break the XML
+    mer = model_mermaid(model)
+    for line in mer.splitlines()[1:]:
+        if '["' in line or '{"' in line or '(["' in line:
+            inner = line.split('"', 1)[1].rsplit('"', 1)[0]
+            assert '"' not in inner
+
+
+def test_huge_tree_is_cut_not_recursed():
+    model = zoo.chain_model(20_000)
+    svg = model_svg(model)
+    assert "more nodes" in svg and svg.count("<rect") < 1000
+    assert "more nodes" in model_mermaid(model)
