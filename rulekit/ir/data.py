@@ -4,6 +4,7 @@ Numeric features arrive as float64 with NaN for missing. Nominal features are en
 of the value in the feature's ``domain`` (as a float), ``-1`` for a value outside the domain and NaN
 for missing. A nominal feature whose domain is all integers also accepts numbers, truncated toward
 zero like a C cast (LightGBM's rule); anything that is not a whole number in range counts as unseen.
+With ``Feature.match == "exact"`` a number must equal a domain value (no truncation).
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ def _int_domain(domain: Sequence[Any]) -> bool:
     return all(isinstance(v, int) and not isinstance(v, bool) for v in domain)
 
 
-def encode_nominal(values: Any, domain: Sequence[Any]) -> np.ndarray:
-    """Codes (as float64) of ``values`` in ``domain``: index, -1 for unseen, NaN for missing."""
+def encode_nominal(values: Any, domain: Sequence[Any], *, exact: bool = False) -> np.ndarray:
+    """Codes (as float64) of ``values`` in ``domain``: index, -1 for unseen, NaN for missing.
+
+    ``exact``: numbers are not truncated for an integer domain (1.5 is unseen, not 1)."""
     arr = np.asarray(values)
     n = arr.shape[0]
     out = np.full(n, UNSEEN)
@@ -51,6 +54,8 @@ def encode_nominal(values: Any, domain: Sequence[Any]) -> np.ndarray:
         with np.errstate(invalid="ignore"):
             t = np.trunc(x)
         ok = ~miss & np.isfinite(t) & (np.abs(t) < 2**62)
+        if exact:
+            ok &= t == x
         if len(domain):
             dom = np.asarray(domain, dtype=np.int64)
             order = np.argsort(dom)
@@ -77,7 +82,7 @@ def encode_nominal(values: Any, domain: Sequence[Any]) -> np.ndarray:
         if code is None and int_dom:
             try:
                 fv = float(v)
-                if math.isfinite(fv):
+                if math.isfinite(fv) and (not exact or fv.is_integer()):
                     code = lookup_s.get(int(math.trunc(fv)))
             except (TypeError, ValueError):
                 code = None
@@ -109,7 +114,8 @@ def to_matrix(X: Any, features: Sequence[Any]) -> np.ndarray:
     M = np.empty((n_rows, len(features)), dtype=np.float64)
     for j, (feat, col) in enumerate(zip(features, columns)):
         if feat.kind == "nominal":
-            M[:, j] = encode_nominal(col, feat.domain or ())
+            M[:, j] = encode_nominal(col, feat.domain or (),
+                                     exact=getattr(feat, "match", None) == "exact")
         else:
             M[:, j] = _numeric_column(col, feat.name)
     return M

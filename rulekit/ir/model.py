@@ -29,12 +29,18 @@ Label = str | bool | int | float
 
 
 class Feature(BaseModel):
-    """One input column: numeric, or nominal with its domain (codes are indices into it)."""
+    """One input column: numeric, or nominal with its domain (codes are indices into it).
+
+    ``match`` (nominal, all-integer domain): how a number finds its category. ``None``/"truncate":
+    truncated toward zero like a C cast (LightGBM); "exact": only an equal number matches, so 1.5
+    is unseen (scikit-learn's OrdinalEncoder, used by HistGradientBoosting).
+    """
 
     model_config = ConfigDict(frozen=True)
     name: str
     kind: Literal["numeric", "nominal"] = "numeric"
     domain: tuple[str | int, ...] | None = None
+    match: Literal["truncate", "exact"] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Feature:
@@ -42,6 +48,8 @@ class Feature(BaseModel):
             raise ValueError(f"nominal feature {self.name!r} needs a domain")
         if self.kind == "numeric" and self.domain is not None:
             raise ValueError(f"numeric feature {self.name!r} cannot have a domain")
+        if self.kind == "numeric" and self.match is not None:
+            raise ValueError(f"numeric feature {self.name!r} cannot have a category match rule")
         if self.domain is not None and len(set(map(repr, self.domain))) != len(self.domain):
             raise ValueError(f"nominal feature {self.name!r} has duplicate values in its domain")
         return self
