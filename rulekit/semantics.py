@@ -137,3 +137,42 @@ MISSING_RULE = (
     "source model sends it. In a rule base, a comparison on a missing value is not satisfied; only "
     "`is missing` (or an explicit `or x is missing`) matches it."
 )
+
+
+# --- many boundaries at once ----------------------------------------------------------------------
+
+
+def _f32_floor_array(t: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        g = t.astype(np.float32)
+        g = np.where(g.astype(np.float64) > t, np.nextafter(g, np.float32(-np.inf)), g)
+    return g.astype(np.float64)
+
+
+def _f32_le_boundary_array(t: np.ndarray) -> np.ndarray:
+    f = _f32_floor_array(t)
+    with np.errstate(over="ignore", invalid="ignore"):
+        up = np.nextafter(f.astype(np.float32), np.float32(np.inf)).astype(np.float64)
+        m = (f + up) / 2.0
+        m = np.where(f == _F32_MAX, f + _F32_HALF_TOP_ULP, m)
+        m = np.where(f == -np.inf, -_F32_MAX - _F32_HALF_TOP_ULP, m)
+        rounds_down = m.astype(np.float32).astype(np.float64) == f
+    b = np.where(rounds_down, m, np.nextafter(m, -np.inf))
+    return np.where(f == np.inf, np.inf, b)
+
+
+def boundary_array(op: Op, t: np.ndarray, precision: Precision) -> np.ndarray:
+    """:func:`boundary` for an array of thresholds (same arithmetic, vectorized; for big models)."""
+    t = np.asarray(t, dtype=np.float64)
+    if np.isnan(t).any():
+        raise ValueError("threshold is NaN")
+    if op not in ("<=", "<"):
+        raise ValueError(f"unsupported threshold operator {op!r}")
+    if precision == "float64":
+        return t.copy() if op == "<=" else np.nextafter(t, -np.inf)
+    if op == "<":
+        g = _f32_floor_array(t)
+        with np.errstate(over="ignore"):
+            below = np.nextafter(g.astype(np.float32), np.float32(-np.inf)).astype(np.float64)
+        t = np.where(g == t, below, g)
+    return _f32_le_boundary_array(t)
