@@ -9,6 +9,11 @@ Combiners (how tree outputs become a prediction, in the source's arithmetic orde
 ``sum``      raw = base_score, then each tree's leaf value added to output ``tree_output[t]`` in
              tree order; then ``link``: identity (regression), sigmoid (binary, P(class 1)) or
              softmax (multiclass). Gradient boosting from scikit-learn, XGBoost, LightGBM.
+
+A classifier's label is the argmax of its probabilities (first class on a tie), unless a ``sum``
+combiner sets ``decision``: then it comes from the raw scores, as scikit-learn's boosting does —
+sigmoid: ``classes[1]`` iff ``raw >= 0`` (``"raw>=0"``, GradientBoosting) or ``raw > 0``
+(``"raw>0"``, HistGradientBoosting); softmax: argmax of the raw scores (first on a tie).
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ class Combiner(BaseModel):
     base_score: tuple[float, ...] = ()
     link: Literal["identity", "sigmoid", "softmax"] = "identity"
     tree_output: tuple[int, ...] | None = None
+    decision: Literal["raw>=0", "raw>0"] | None = None
 
     @property
     def n_outputs(self) -> int:
@@ -151,6 +157,8 @@ class Model:
                 raise RulekitError("combiner tree_output must give one output index per tree")
             if self.task == "classification" and c.link == "identity":
                 raise RulekitError("a boosted classifier needs a sigmoid or softmax link")
+        if c.decision is not None and (c.kind != "sum" or self.task != "classification"):
+            raise RulekitError("combiner 'decision' applies to boosted classifiers only")
         for i, tree in enumerate(self.trees):
             validate_tree(tree, n_features=self.n_features, value_size=self.leaf_value_size,
                           where=f"tree {i}")
@@ -241,6 +249,13 @@ class Model:
         if self.task == "regression":
             raw = self.raw_output(X)
             return raw[:, 0]
+        c = self.combiner
+        if c.kind == "sum" and c.decision is not None:
+            raw = self.raw_output(X)
+            if c.link == "sigmoid":
+                hit = raw[:, 0] >= 0 if c.decision == "raw>=0" else raw[:, 0] > 0
+                return self.label_array()[hit.astype(np.int64)]
+            return self.label_array()[np.argmax(raw, axis=1)]
         return self.label_array()[np.argmax(self.predict_proba(X), axis=1)]
 
     def label_array(self) -> np.ndarray:
