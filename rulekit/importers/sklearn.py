@@ -30,8 +30,14 @@ def _classes(est: Any) -> list:
     return [c.item() if isinstance(c, np.generic) else c for c in est.classes_]
 
 
-def tree_graph(tree_: Any, *, classifier: bool, scale: float | None = None):
-    """One fitted ``sklearn.tree._tree.Tree`` as a rulekit tree graph (node ids kept)."""
+def tree_graph(tree_: Any, *, classifier: bool, scale: float | None = None,
+               double: bool = False, nan_right: bool = False):
+    """One fitted ``sklearn.tree._tree.Tree`` as a rulekit tree graph (node ids kept).
+
+    Regression leaves become ``value * scale`` (then ``* 2`` when ``double``), the float64 products
+    gradient boosting adds. ``nan_right`` sends NaN right on every split, ignoring
+    ``missing_go_to_left`` (what gradient boosting's ``predict_stages`` does).
+    """
     b = TreeBuilder()
     left, right = tree_.children_left, tree_.children_right
     feature, threshold = tree_.feature, tree_.threshold
@@ -49,9 +55,13 @@ def tree_graph(tree_: Any, *, classifier: bool, scale: float | None = None):
                 b.leaf(tuple(float(p) for p in probs), **extra)
             else:
                 v = float(value[i, 0, 0])
-                b.leaf((v * scale if scale is not None else v,), **extra)
+                if scale is not None:
+                    v = v * scale
+                if double:
+                    v = v * 2.0
+                b.leaf((v,), **extra)
         else:
-            missing = 0 if (mgl is not None and mgl[i]) else 1
+            missing = 0 if (mgl is not None and mgl[i] and not nan_right) else 1
             b.numeric(int(feature[i]), float(threshold[i]), op="<=", precision="float32",
                       missing=missing, **extra)
     for i in range(tree_.node_count):
