@@ -62,3 +62,28 @@ def probe_matrix(base: np.ndarray, thresholds: Iterable[tuple[int, float]], *, n
 def probe_rows(model: Model, base: np.ndarray, **kwargs) -> np.ndarray:
     """``base`` plus threshold and missing-value rows for every numeric split of ``model``."""
     return probe_matrix(base, model_thresholds(model), **kwargs)
+
+
+def rule_thresholds(rb) -> list[tuple[int, float]]:
+    """(feature index, value) of every numeric comparison in a rule base's conditions."""
+    index = {f.name: j for j, f in enumerate(rb.features)}
+    numeric = {f.name for f in rb.features if f.kind == "numeric"}
+    seen: dict[tuple[int, float], None] = {}
+    for rule in rb.rules:
+        stack = [rule.condition]
+        while stack:
+            c = stack.pop()
+            kind = c.kind
+            if kind in ("and", "or"):
+                stack.extend(c.items)
+            elif kind == "not":
+                stack.append(c.item)
+            elif kind == "compare" and c.feature in numeric and isinstance(c.value, (int, float)) \
+                    and not isinstance(c.value, bool):
+                seen[(index[c.feature], float(c.value))] = None
+    return list(seen)
+
+
+def source_thresholds(obj) -> list[tuple[int, float]]:
+    """Thresholds of a Model or a RuleBase."""
+    return model_thresholds(obj) if isinstance(obj, Model) else rule_thresholds(obj)
