@@ -1,0 +1,97 @@
+"""ONNX export: tree models as ai.onnx.ml TreeEnsemble graphs, rule bases as standard operators.
+
+    >>> proto = to_onnx(model)                       # float32 input, TreeEnsemble (ml opset 5)
+    >>> proto = to_onnx(model, dtype="double", opset=3)
+
+Contract (shared/CONTRACT.md): one input ``X`` [N, n_features] (float32, or float64 with
+``dtype="double"``); outputs ``label`` [N] and ``probabilities`` [N, K] for classifiers,
+``prediction`` [N] for regressors; plain tensors, no ZipMap. Nominal features are fed as category
+codes, documented in the model's metadata (``rulekit.features``, ``rulekit.input_encoding``).
+
+Exactness: thresholds come from :mod:`rulekit.semantics` (the canonical float64 boundary ``b`` of
+``x <= b``); float32 mode writes the largest float32 <= ``b``, which is exact for float32 inputs.
+Missing values follow each split's ``missing`` branch (``nodes_missing_value_tracks_true``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from rulekit.errors import ExportError
+from rulekit.exporters import register
+from rulekit.ir.model import Model
+from rulekit.rules.base import RuleBase
+
+from .check import check_model, check_tree_ensembles
+from .size import MAX_BYTES
+
+__all__ = ["check_model", "check_tree_ensembles", "resolve_opset", "to_onnx"]
+
+ORT_V5 = (1, 21)  # first onnxruntime with ai.onnx.ml TreeEnsemble (opset 5)
+
+
+class OnnxOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    dtype: Literal["float", "double", "float32", "float64"] = "float"
+    opset: Literal["auto", 3, 5] = "auto"
+    check: bool = True
+    max_bytes: int = MAX_BYTES
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return np.dtype(np.float64 if self.dtype in ("double", "float64") else np.float32)
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    out = []
+    for part in text.split(".")[:2]:
+        digits = "".join(ch for ch in part if ch.isdigit())
+        out.append(int(digits or 0))
+    return tuple(out)
+
+
+def resolve_opset(opset: Any = "auto") -> int:
+    """5 (TreeEnsemble) unless an onnxruntime older than 1.21 is installed; 3/5 when asked for."""
+    if opset != "auto":
+        return int(opset)
+    try:
+        import onnxruntime  # noqa: PLC0415
+    except ImportError:
+        return 5
+    return 5 if _version_tuple(onnxruntime.__version__) >= ORT_V5 else 3
+
+
+@register("onnx")
+def to_onnx(obj: Any, *, dtype: str = "float", opset: Any = "auto", **options: Any):
+    """``obj`` (a rulekit Model or RuleBase) as an ``onnx.ModelProto`` for onnxruntime.
+
+    ``dtype``: ``"float"`` (float32 input, default) or ``"double"``. ``opset``: ``"auto"``, ``5``
+    (ai.onnx.ml TreeEnsemble) or ``3`` (legacy TreeEnsembleRegressor). ``check=False`` skips the
+    validation; ``max_bytes`` lowers the size limit (default 1.8 GB).
+    """
+    if isinstance(opset, str) and opset.isdigit():
+        opset = int(opset)
+    try:
+        opts = OnnxOptions(dtype=dtype, opset=opset, **options)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ExportError(f"onnx export option {where}: {first['msg']}") from None
+    level = resolve_opset(opts.opset)
+    if isinstance(obj, Model):
+        from .model import build  # noqa: PLC0415
+
+        proto = build(obj, dtype=opts.np_dtype, opset=level, max_bytes=opts.max_bytes)
+    elif isinstance(obj, RuleBase):
+        from .rules import build_rules  # noqa: PLC0415
+
+        proto = build_rules(obj, dtype=opts.np_dtype, opset=level, max_bytes=opts.max_bytes)
+    else:
+        raise ExportError(f"cannot export {type(obj).__name__} to ONNX: expected a rulekit Model or "
+                          f"RuleBase")
+    if opts.check:
+        check_model(proto)
+    return proto

@@ -1,0 +1,116 @@
+"""A rulekit Model as an ONNX graph: input preparation, one tree-ensemble operator, explicit combiner.
+
+Graph (N rows, F features)::
+
+    X [N, F] ─┬──────────────────────────────────────────────┐
+              ├─ nominal codes normalised (Floor, unseen -> -1)├─ Concat ─ TreeEnsemble ─ sums [N, T]
+              └─ oblique tests in float64 (Mul/Add left to right, <= b, NaN -> missing side)
+    sums ─ (Div n_trees | Add base_score ─ Sigmoid/Softmax) ─ probabilities ─ ArgMax ─ Gather ─ label
+
+Arithmetic follows :mod:`rulekit.ir.model`: averages are summed then divided, boosting adds the base
+score then applies the link with explicit operators, binary averages carry class 1 only and take
+``p0 = 1 - p1``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from rulekit.ir.model import Model
+
+from .ensemble import emit_v3, emit_v5
+from .flatten import Forest, flatten
+from .graph import GraphBuilder
+from .labels import label_output
+from .metadata import model_metadata
+from .size import check_size, estimate_model_bytes
+
+
+def build(model: Model, *, dtype: np.dtype, opset: int, max_bytes: int) -> "onnx.ModelProto":  # noqa: F821
+    check_size(estimate_model_bytes(model, dtype=dtype, opset=opset), max_bytes)
+    forest = flatten(model)
+    gb = GraphBuilder(opset=21 if opset == 5 else 17, ml_opset=opset)
+    elem = TensorProto.FLOAT if dtype == np.float32 else TensorProto.DOUBLE
+    x = "X"
+    inputs = [helper.make_tensor_value_info(x, elem, ["N", model.n_features])]
+    feed = x
+    derived = []
+    if forest.nominal:
+        derived.append(_nominal_codes(gb, x, forest, dtype))
+    if forest.linear:
+        derived.append(_oblique_tests(gb, x, forest, dtype))
+    if derived:
+        feed = gb.op("Concat", [x] + derived, axis=1, hint="columns")
+    sums = (emit_v5 if opset == 5 else emit_v3)(gb, feed, forest, dtype)
+    outputs = _combine(gb, model, sums, dtype, elem)
+    doc = (f"rulekit {model!r} exported to ONNX (ai.onnx.ml opset {opset}, {np.dtype(dtype).name} "
+           f"input). Input X[:, j] is feature j in the order of metadata 'rulekit.features'.")
+    return gb.model(inputs, outputs, name="rulekit_model", doc=doc,
+                    metadata=model_metadata(model, dtype=dtype, opset=opset))
+
+
+def _nominal_codes(gb: GraphBuilder, x: str, forest: Forest, dtype) -> str:
+    """Nominal columns as the evaluator reads them: integer codes, -1 for anything unseen, NaN kept."""
+    cols = gb.op("Gather", [x, gb.const(np.asarray(forest.nominal, np.int64), "nominal")], axis=1)
+    sizes = gb.const(np.asarray([forest.domain_sizes[j] for j in forest.nominal], dtype), "domain_size")
+    bad = gb.op("Or", [gb.op("Less", [cols, gb.const(np.asarray(0, dtype))]),
+                       gb.op("GreaterOrEqual", [cols, sizes])])
+    return gb.op("Where", [bad, gb.const(np.asarray(-1, dtype), "unseen"), gb.op("Floor", [cols])],
+                 hint="codes")
+
+
+def _oblique_tests(gb: GraphBuilder, x: str, forest: Forest, dtype) -> str:
+    """One 0/1 column per oblique split: the float64 sum, left to right, compared with its bound.
+
+    Computed with element-wise Mul/Add (a MatMul may reorder or fuse the sum), so the result equals
+    :func:`rulekit.ir.compiled.linear_score` bit for bit; a NaN sum goes to the split's missing side.
+    """
+    xd = x if dtype == np.float64 else gb.op("Cast", [x], to=TensorProto.DOUBLE)
+    lin = forest.linear
+    depth = max(len(s.features) for s in lin)
+    total = None
+    for k in range(depth):
+        valid = np.array([k < len(s.features) for s in lin])
+        cols = np.array([s.features[k] if k < len(s.features) else 0 for s in lin], np.int64)
+        w = np.array([s.weights[k] if k < len(s.features) else 0.0 for s in lin])
+        term = gb.op("Mul", [gb.op("Gather", [xd, gb.const(cols, "terms")], axis=1), gb.const(w, "w")])
+        if not valid.all():
+            term = gb.op("Where", [gb.const(valid, "valid"), term, gb.const(np.asarray(0.0))])
+        total = term if total is None else gb.op("Add", [total, term])
+    bound = gb.const(np.array([s.bound for s in lin]), "bound")
+    side = gb.op("Where", [gb.op("LessOrEqual", [total, bound]), gb.const(np.asarray(0.0)),
+                           gb.const(np.asarray(1.0))])
+    missing = gb.const(np.array([float(s.missing_branch) for s in lin]), "missing_side")
+    z = gb.op("Where", [gb.op("IsNaN", [total]), missing, side])
+    return z if dtype == np.float64 else gb.op("Cast", [z], to=TensorProto.FLOAT)
+
+
+def _combine(gb: GraphBuilder, model: Model, sums: str, dtype, elem) -> list:
+    c = model.combiner
+    if c.kind == "sum":
+        raw = gb.op("Add", [sums, gb.const(np.asarray(c.base_score, dtype), "base_score")], hint="raw")
+    elif c.kind in ("average", "vote"):
+        raw = gb.op("Div", [sums, gb.const(np.asarray(len(model.trees), dtype), "n_trees")], hint="raw")
+    else:
+        raw = sums
+    if model.task == "regression":
+        gb.to_vector(raw, out="prediction")
+        return [helper.make_tensor_value_info("prediction", elem, ["N"])]
+    if c.kind == "sum" and c.link == "softmax":
+        z = gb.op("Sub", [raw, gb.reduce("ReduceMax", raw, 1)])
+        e = gb.op("Exp", [z])
+        gb.op("Div", [e, gb.reduce("ReduceSum", e, 1)], out="probabilities")
+    else:
+        one = gb.const(np.asarray(1.0, dtype), "one")
+        if c.kind == "sum":  # sigmoid, written as the evaluator writes it: 1 / (1 + exp(-raw))
+            p1 = gb.op("Div", [one, gb.op("Add", [one, gb.op("Exp", [gb.op("Neg", [raw])])])], hint="p1")
+        else:
+            p1 = raw
+        if model.n_classes == 2:
+            gb.op("Concat", [gb.op("Sub", [one, p1], hint="p0"), p1], axis=1, out="probabilities")
+        else:
+            gb.op("Identity", [p1], out="probabilities")
+    label_elem = label_output(gb, model.classes, "probabilities")
+    return [helper.make_tensor_value_info("label", label_elem, ["N"]),
+            helper.make_tensor_value_info("probabilities", elem, ["N", model.n_classes])]
