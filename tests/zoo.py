@@ -194,3 +194,170 @@ def _():
     xs = np.concatenate([np.arange(-1, 602, 0.5), [np.nan]])
     M = probe_rows(model, xs.reshape(-1, 1), n_missing=5, max_rows=2000)
     return model, _frame(model, M)
+
+
+# --- scikit-learn gradient boosting (rulekit.importers.sklearn_gb / sklearn_hist) ---------------
+
+SKLEARN_ESTIMATORS: dict[str, object] = {}
+"""Zoo name -> the fitted scikit-learn estimator its model was converted from (for parity checks)."""
+
+
+def _sk_boost(name: str, est, X, y, *, base=None) -> tuple[Model, pd.DataFrame]:
+    import rulekit
+
+    est.fit(X, y)
+    SKLEARN_ESTIMATORS[name] = est
+    model = rulekit.from_sklearn(est)
+    base = model.matrix(X)[:150] if base is None else base
+    M = probe_rows(model, base, n_missing=60)
+    return model, _frame(model, M)
+
+
+@register("sklearn_gb_binary")
+def _():
+    """GradientBoostingClassifier, 2 classes: learning rate folded into leaves, sigmoid."""
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    X, _, y = _data()
+    est = GradientBoostingClassifier(n_estimators=8, max_depth=3, learning_rate=0.3, random_state=0)
+    return _sk_boost("sklearn_gb_binary", est, X, y)
+
+
+@register("sklearn_gb_multiclass_hostile")
+def _():
+    """GradientBoostingClassifier, 3 classes, per-class trees (softmax), hostile names."""
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    X, _, y = _data(n_features=len(HOSTILE_NAMES), classes=3, seed=3)
+    y = np.array(["it's", "b\\c", "ünï"], dtype=object)[y]
+    est = GradientBoostingClassifier(n_estimators=5, max_depth=3, random_state=0)
+    return _sk_boost("sklearn_gb_multiclass_hostile", est, pd.DataFrame(X, columns=HOSTILE_NAMES), y)
+
+
+@register("sklearn_hgb_regressor")
+def _():
+    """HistGradientBoostingRegressor with NaN in training: float64 splits, learned NaN sides."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    X, X_nan, y = _data(seed=4)
+    est = HistGradientBoostingRegressor(max_iter=10, max_leaf_nodes=8, random_state=0)
+    return _sk_boost("sklearn_hgb_regressor", est, X_nan, X[:, 0] * 3.3 + y)
+
+
+@register("sklearn_hgb_categorical_nan")
+def _():
+    """HistGradientBoostingClassifier, 3 classes, on a DataFrame: a pandas category column (text),
+    an integer category column (matched exactly: 1.5 is unseen, not 1) and NaN everywhere."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(5)
+    n = 300
+    colour = rng.choice(["red", "green", "blue", "it's", "ünï"], n)
+    grade = rng.integers(0, 6, n).astype(float)
+    X = pd.DataFrame({"size": np.round(rng.normal(10, 4, n), 2),
+                      "colour": pd.Categorical(colour, categories=["red", "green", "blue", "it's",
+                                                                   "ünï", "never seen"]),
+                      "grade": grade, "weight": np.round(rng.normal(0, 30, n), 1)})
+    y = np.digitize(X["size"] / 4 + np.isin(colour, ["red", "it's"]) * 1.5 + (grade % 3 == 1),
+                    [3.0, 4.0])
+    for col in X.columns:
+        X.loc[rng.random(n) < 0.08, col] = np.nan
+    est = HistGradientBoostingClassifier(max_iter=6, max_leaf_nodes=8, categorical_features=[
+        "colour", "grade"], random_state=0)
+    model, data = _sk_boost("sklearn_hgb_categorical_nan", est, X, y)
+    # numbers near integer categories: scikit-learn treats them as unseen (missing side)
+    extra = data.iloc[:6].copy()
+    extra["grade"] = pd.Series([1.5, 2.5, -0.5, 0.25, 7.0, -1.0], index=extra.index, dtype=object)
+    return model, pd.concat([data, extra], ignore_index=True)
+
+
+# --- XGBoost and LightGBM (rulekit.importers.xgboost / lightgbm) --------------------------------
+
+FOREIGN_ESTIMATORS: dict[str, object] = {}
+"""Zoo name -> the fitted XGBoost/LightGBM estimator its model was converted from."""
+
+
+@register("xgboost_binary_nan_hostile")
+def _():
+    """XGBClassifier: float32 ``<`` splits, learned default directions (NaN), logit base score,
+    hostile feature names."""
+    import xgboost as xgb
+
+    import rulekit
+
+    X, X_nan, y = _data(n_features=len(HOSTILE_NAMES), seed=6)
+    frame = pd.DataFrame(X_nan, columns=HOSTILE_NAMES)
+    est = xgb.XGBClassifier(n_estimators=6, max_depth=4, learning_rate=0.5, base_score=0.3)
+    est.fit(frame, y)
+    FOREIGN_ESTIMATORS["xgboost_binary_nan_hostile"] = est
+    model = rulekit.from_xgboost(est)
+    M = probe_rows(model, X_nan[:150], n_missing=60)
+    return model, _frame(model, M)
+
+
+@register("xgboost_multiclass")
+def _():
+    """XGBClassifier multi:softprob, 3 classes: per-class trees in XGBoost's order, softmax."""
+    import xgboost as xgb
+
+    import rulekit
+
+    X, X_nan, y = _data(classes=3, seed=7)
+    est = xgb.XGBClassifier(n_estimators=4, max_depth=3, objective="multi:softprob")
+    est.fit(X_nan, y)
+    FOREIGN_ESTIMATORS["xgboost_multiclass"] = est
+    model = rulekit.from_xgboost(est)
+    M = probe_rows(model, X_nan[:150], n_missing=60)
+    return model, _frame(model, M)
+
+
+@register("lightgbm_categorical_nan")
+def _():
+    """LGBMClassifier on a DataFrame: a pandas category column (text, bitset splits, NaN and
+    unseen go right), NaN-aware numeric splits (float64 ``<=``), string class labels."""
+    import lightgbm as lgb
+
+    import rulekit
+
+    rng = np.random.default_rng(8)
+    n = 300
+    colour = rng.choice(["red", "green", "blue", "it's", "ünï"], n)
+    X = pd.DataFrame({"size": np.round(rng.normal(10, 4, n), 2),
+                      "colour": pd.Categorical(colour, categories=["red", "green", "blue", "it's",
+                                                                   "ünï"]),
+                      "weight": np.round(rng.normal(0, 30, n), 1)})
+    score = X["size"] / 4 + np.isin(colour, ["red", "it's"]) * 1.5 + (X["weight"] > 10)
+    y = np.where(score > np.median(score), "yes", "no'pe")
+    for col in X.columns:
+        X.loc[rng.random(n) < 0.08, col] = np.nan
+    est = lgb.LGBMClassifier(n_estimators=5, num_leaves=8, min_child_samples=5, min_data_per_group=5,
+                             cat_smooth=1, max_cat_to_onehot=2, verbose=-1)
+    est.fit(X, y)
+    FOREIGN_ESTIMATORS["lightgbm_categorical_nan"] = est
+    model = rulekit.from_lightgbm(est)
+    base = model.matrix(X)[:150]
+    base[:10, 1] = -1.0  # unseen categories
+    M = probe_rows(model, base, n_missing=60)
+    return model, _frame(model, M)
+
+
+@register("lightgbm_multiclass_zero")
+def _():
+    """LGBMClassifier, 3 classes, zero_as_missing=True: splits at +-1e-35f, ``<`` tests and
+    subtrees copied around the zero island; many exact zeros in the data."""
+    import lightgbm as lgb
+
+    import rulekit
+
+    X, X_nan, y = _data(classes=3, seed=9)
+    rng = np.random.default_rng(9)
+    X_nan[rng.random(X_nan.shape) < 0.15] = 0.0
+    est = lgb.LGBMClassifier(n_estimators=4, num_leaves=6, min_child_samples=5,
+                             zero_as_missing=True, verbose=-1)
+    est.fit(X_nan, y)
+    FOREIGN_ESTIMATORS["lightgbm_multiclass_zero"] = est
+    model = rulekit.from_lightgbm(est)
+    base = X_nan[:150].copy()
+    base[:20, :3] = np.array([[0.0, -0.0, 1e-40]])
+    M = probe_rows(model, base, n_missing=60)
+    return model, _frame(model, M)

@@ -48,7 +48,11 @@ def init_raw_prediction(est: Any) -> np.ndarray:
                            f"Dummy estimator (the default) converts exactly")
     # scikit-learn's own code path, on one row: the dummy ignores X, the link is row-wise.
     row = np.zeros((1, est.n_features_in_), dtype=np.float32)
-    raw = np.asarray(est._raw_predict_init(row), dtype=np.float64)
+    try:
+        raw = np.asarray(est._raw_predict_init(row), dtype=np.float64)
+    except AttributeError:
+        raise RulekitError(f"{type(est).__name__} from scikit-learn {_sklearn_version()}: no "
+                           f"_raw_predict_init; this version is not supported") from None
     return raw[0]
 
 
