@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rulekit import semantics
 from rulekit.errors import ExportError
 from rulekit.ir import compiled as C
 from rulekit.ir.model import Model
@@ -114,9 +115,71 @@ def flatten(model: Model) -> Forest:
                     n_targets=n_targets(model))
     nominal_column = {j: model.n_features + i for i, j in enumerate(nominal)}
     for t, tree in enumerate(model.trees):
-        ct = C.compile_tree(tree, sizes, model.leaf_value_size)
+        ct = read_tree(tree, sizes, model.leaf_value_size)
         _add_tree(forest, model, t, ct, nominal_column)
     return forest
+
+
+_KIND = {"leaf": C.LEAF, "numeric": C.NUMERIC, "nominal": C.NOMINAL, "linear": C.LINEAR}
+
+
+def read_tree(tree, domain_sizes: list[int], value_size: int) -> C.CompiledTree:
+    """A tree graph as :class:`rulekit.ir.compiled.CompiledTree` arrays, root first, other nodes in
+    graph order (no traversal needed), numeric boundaries computed in bulk with
+    :func:`rulekit.semantics.boundary_array`. Same meaning as ``compile_tree``, faster for exports."""
+    root = tree.graph["root"]
+    order = [root] + [v for v in tree.nodes if v != root]
+    index = {v: i for i, v in enumerate(order)}
+    n = len(order)
+    nodes = tree.nodes
+    attrs = [nodes[v] for v in order]
+    kind = np.fromiter((_KIND[a["kind"]] for a in attrs), np.int8, n)
+    feature = np.fromiter((a.get("feature", -1) if a["kind"] != "linear" else -1 for a in attrs),
+                          np.int64, n)
+    left = np.zeros(n, np.int64)
+    right = np.zeros(n, np.int64)
+    missing = np.zeros(n, np.int64)
+    kids: dict[int, list] = {}
+    for u, v, d in tree.edges(data=True):
+        i, b = index[u], d["branch"]
+        if b == 0:
+            left[i] = index[v]
+        elif b == 1:
+            right[i] = index[v]
+        if attrs[i]["kind"] == "nominal":
+            kids.setdefault(i, []).append((index[v], d.get("values")))
+            if b == attrs[i]["missing"]:
+                missing[i] = index[v]
+    two_way = np.flatnonzero((kind == C.NUMERIC) | (kind == C.LINEAR))
+    miss_branch = np.fromiter((attrs[i]["missing"] for i in two_way), np.int64, two_way.size)
+    missing[two_way] = np.where(miss_branch == 0, left[two_way], right[two_way])
+    bound = np.zeros(n)
+    tested = two_way
+    if tested.size:
+        t = np.fromiter((attrs[i]["threshold"] for i in tested), np.float64, tested.size)
+        keys = [(attrs[i]["op"], attrs[i]["precision"]) for i in tested]
+        for key in set(keys):
+            sel = np.fromiter((k == key for k in keys), bool, len(keys))
+            bound[tested[sel]] = semantics.boundary_array(key[0], t[sel], key[1])
+    leaves = np.flatnonzero(kind == C.LEAF)
+    value = np.zeros((n, value_size))
+    if leaves.size:
+        value[leaves] = np.asarray([attrs[i]["value"] for i in leaves], dtype=np.float64)
+    linear = {int(i): (np.asarray(attrs[i]["features"], np.int64), np.asarray(attrs[i]["weights"]))
+              for i in np.flatnonzero(kind == C.LINEAR)}
+    nominal = {}
+    for i, children in kids.items():
+        table = np.full(domain_sizes[int(feature[i])] + 1, -1, np.int64)
+        for child, vals in children:  # same rule as compile_tree: listed codes, then "other"
+            if vals is not None:
+                table[list(vals)] = child
+        for child, vals in children:
+            if vals is None:
+                table[table == -1] = child
+        table[table == -1] = missing[i]
+        nominal[i] = table
+    return C.CompiledTree(kind, feature, bound, left, right, missing, value, nominal, linear,
+                          np.asarray(order, dtype=np.int64))
 
 
 def _add_tree(forest: Forest, model: Model, t: int, ct: C.CompiledTree, nominal_column: dict[int, int]) -> None:

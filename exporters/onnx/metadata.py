@@ -30,6 +30,8 @@ def features_json(features) -> str:
         if f.kind == "nominal":
             item["domain"] = [_jsonable(v) for v in f.domain or ()]
             item["encoding"] = "code"
+            if getattr(f, "match", None):
+                item["match"] = f.match
         out.append(item)
     return json.dumps(out, ensure_ascii=False)
 

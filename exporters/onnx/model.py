@@ -102,15 +102,33 @@ def _combine(gb: GraphBuilder, model: Model, sums: str, dtype, elem) -> list:
         e = gb.op("Exp", [z])
         gb.op("Div", [e, gb.reduce("ReduceSum", e, 1)], out="probabilities")
     else:
-        one = gb.const(np.asarray(1.0, dtype), "one")
         if c.kind == "sum":  # sigmoid, written as the evaluator writes it: 1 / (1 + exp(-raw))
+            one = gb.const(np.asarray(1.0, dtype), "one")
             p1 = gb.op("Div", [one, gb.op("Add", [one, gb.op("Exp", [gb.op("Neg", [raw])])])], hint="p1")
         else:
             p1 = raw
         if model.n_classes == 2:
-            gb.op("Concat", [gb.op("Sub", [one, p1], hint="p0"), p1], axis=1, out="probabilities")
+            p0 = gb.op("Sub", [gb.const(np.asarray(1.0, dtype), "one"), p1], hint="p0")
+            gb.op("Concat", [p0, p1], axis=1, out="probabilities")
         else:
             gb.op("Identity", [p1], out="probabilities")
-    label_elem = label_output(gb, model.classes, "probabilities")
+    label_elem = label_output(gb, model.classes, _decision_scores(gb, c, raw, dtype) or "probabilities")
     return [helper.make_tensor_value_info("label", label_elem, ["N"]),
             helper.make_tensor_value_info("probabilities", elem, ["N", model.n_classes])]
+
+
+def _decision_scores(gb: GraphBuilder, c, raw: str, dtype) -> str | None:
+    """Scores whose argmax is the label when the combiner decides on raw scores (sklearn boosting).
+
+    sigmoid: ``classes[1]`` iff ``raw >= 0`` ("raw>=0") or ``raw > 0`` ("raw>0"), written as
+    ``[not hit, hit]``; softmax: the raw scores themselves.
+    """
+    if c.kind != "sum" or c.decision is None:
+        return None
+    if c.link == "softmax":
+        return raw
+    zero = gb.const(np.zeros((), dtype=dtype), "zero")
+    hit = gb.op("GreaterOrEqual" if c.decision == "raw>=0" else "Greater", [raw, zero])
+    hit = gb.op("Cast", [hit], to=TensorProto.INT64)
+    return gb.op("Concat", [gb.op("Sub", [gb.const(np.ones((1, 1), np.int64), "one"), hit]), hit], axis=1,
+                 hint="decision")
