@@ -3,6 +3,7 @@
 scikit-learn trees test ``float32(x) <= threshold`` (threshold a float64) and send NaN where
 ``missing_go_to_left`` says, on every split, even for trees trained without NaN. Leaves hold class
 fractions (scikit-learn >= 1.4) or regression values; forests sum them in tree order and divide.
+Gradient boosting lives in ``sklearn_gb`` and hist gradient boosting in ``sklearn_hist``.
 """
 
 from __future__ import annotations
