@@ -111,7 +111,8 @@ class Rule(_Frozen):
     weight: float | None = None
     group: int = 0
     stats: dict[str, float] = {}
-    comments: tuple[str, ...] = ()
+    comments: tuple[str, ...] = ()  # comment lines above the rule (DSL text after '# ')
+    trailing_comment: str | None = None  # comment at the end of the rule's last line in the DSL
 
 
 class RuleBase(_Frozen):
@@ -125,7 +126,8 @@ class RuleBase(_Frozen):
     rules: tuple[Rule, ...] = ()
     default: Conclusion | None = None
     combiner: Combiner | None = None
-    comments: tuple[str, ...] = ()
+    comments: tuple[str, ...] = ()  # comment lines of the header (printed at the top of the DSL file)
+    footer_comments: tuple[str, ...] = ()  # comment lines after the last rule in the DSL
 
     def feature(self, name: str) -> Feature:
         for f in self.features:
