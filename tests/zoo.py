@@ -287,7 +287,8 @@ def _():
 
     X, X_nan, y = _data(n_features=len(HOSTILE_NAMES), seed=6)
     frame = pd.DataFrame(X_nan, columns=HOSTILE_NAMES)
-    est = xgb.XGBClassifier(n_estimators=6, max_depth=4, learning_rate=0.5, base_score=0.3)
+    est = xgb.XGBClassifier(n_jobs=1, n_estimators=6, max_depth=4, learning_rate=0.5,
+                            base_score=0.3)
     est.fit(frame, y)
     FOREIGN_ESTIMATORS["xgboost_binary_nan_hostile"] = est
     model = rulekit.from_xgboost(est)
@@ -303,7 +304,7 @@ def _():
     import rulekit
 
     X, X_nan, y = _data(classes=3, seed=7)
-    est = xgb.XGBClassifier(n_estimators=4, max_depth=3, objective="multi:softprob")
+    est = xgb.XGBClassifier(n_jobs=1, n_estimators=4, max_depth=3, objective="multi:softprob")
     est.fit(X_nan, y)
     FOREIGN_ESTIMATORS["xgboost_multiclass"] = est
     model = rulekit.from_xgboost(est)
@@ -330,8 +331,8 @@ def _():
     y = np.where(score > np.median(score), "yes", "no'pe")
     for col in X.columns:
         X.loc[rng.random(n) < 0.08, col] = np.nan
-    est = lgb.LGBMClassifier(n_estimators=5, num_leaves=8, min_child_samples=5, min_data_per_group=5,
-                             cat_smooth=1, max_cat_to_onehot=2, verbose=-1)
+    est = lgb.LGBMClassifier(n_jobs=1, n_estimators=5, num_leaves=8, min_child_samples=5,
+                             min_data_per_group=5, cat_smooth=1, max_cat_to_onehot=2, verbose=-1)
     est.fit(X, y)
     FOREIGN_ESTIMATORS["lightgbm_categorical_nan"] = est
     model = rulekit.from_lightgbm(est)
@@ -352,7 +353,7 @@ def _():
     X, X_nan, y = _data(classes=3, seed=9)
     rng = np.random.default_rng(9)
     X_nan[rng.random(X_nan.shape) < 0.15] = 0.0
-    est = lgb.LGBMClassifier(n_estimators=4, num_leaves=6, min_child_samples=5,
+    est = lgb.LGBMClassifier(n_jobs=1, n_estimators=4, num_leaves=6, min_child_samples=5,
                              zero_as_missing=True, verbose=-1)
     est.fit(X_nan, y)
     FOREIGN_ESTIMATORS["lightgbm_multiclass_zero"] = est

@@ -1,0 +1,473 @@
+"""XGBoost models -> rulekit Model, exactly, read from XGBoost's own JSON (or UBJSON) model.
+
+XGBoost casts inputs to float32 and tests ``x < split_condition`` (a float32), so every split
+becomes ``op="<", precision="float32"``; a missing value follows ``default_left``. Scores are
+summed from the base margin in tree order (``tree_info`` says which class a tree adds to) and
+linked by sigmoid (binary:logistic) or softmax (multi:softprob / multi:softmax). XGBoost stores
+``base_score`` as a probability for logistic objectives and turns it into a margin in float32
+the way :func:`_logit_f32` does. XGBoost itself sums in float32, the IR in float64: outputs agree
+to float32 rounding (about 1e-7), which the parity tests bound by 1e-6.
+
+The model is parsed from its JSON document, never by calling XGBoost, so a saved ``.json`` or
+``.ubj`` file converts without XGBoost installed. An ``XGBClassifier``/``XGBRegressor`` keeps
+its ``best_iteration`` (as its ``predict`` does); a ``Booster`` or a file keeps every tree (as
+``Booster.predict`` does), recording any ``best_iteration`` in ``model.source``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from rulekit.errors import RulekitError
+from rulekit.ir.model import Combiner, Feature, Model
+from rulekit.ir.tree import TreeBuilder
+
+_LOGISTIC = ("binary:logistic",)
+_SOFTMAX = ("multi:softprob", "multi:softmax")
+_IDENTITY = ("reg:squarederror", "reg:linear", "reg:squaredlogerror", "reg:pseudohubererror",
+             "reg:absoluteerror", "reg:quantileerror")
+
+
+class XGBoostModelError(RulekitError):
+    """A document that is not a (supported) XGBoost model."""
+
+
+# --- public entry points -----------------------------------------------------------------------
+
+
+def from_xgboost(obj: Any) -> Model:
+    """Convert an ``XGBClassifier``/``XGBRegressor``/``XGBRFClassifier``/..., a ``Booster`` or the
+    path of a model saved by ``save_model`` (``.json`` or ``.ubj``).
+
+    >>> model = from_xgboost(xgb.XGBClassifier(n_estimators=10).fit(X, y))   # doctest: +SKIP
+    >>> model.predict_proba(X)                                              # doctest: +SKIP
+    """
+    if isinstance(obj, (str, Path)):
+        return load_file(obj)
+    if hasattr(obj, "get_booster") and hasattr(obj, "get_xgb_params"):
+        return _from_estimator(obj)
+    if hasattr(obj, "save_raw") and hasattr(obj, "get_dump"):
+        doc = _booster_json(obj)
+        return model_from_json(doc, where="XGBoost Booster",
+                               extra_source={"estimator": "Booster"})
+    raise RulekitError(f"cannot import {type(obj).__name__} as an XGBoost model: expected an "
+                       f"XGBClassifier/XGBRegressor, a Booster or the path of a saved .json/.ubj model")
+
+
+def load_file(path: str | Path) -> Model:
+    """Read a model file written by XGBoost's ``save_model`` (JSON or UBJSON, told apart by content)."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise RulekitError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise RulekitError(f"{p}: is a directory, expected a file") from None
+    except OSError as err:
+        raise RulekitError(f"{p}: cannot read ({err.strerror or err})") from None
+    head = data.lstrip()[:2]
+    if not head:
+        raise XGBoostModelError("empty file, not an XGBoost model", file=str(p))
+    if head[:1] == b"{" and head[1:2] in (b'"', b"\n", b"\r", b" ", b"\t", b"}"):
+        try:
+            doc = json.loads(data.decode("utf-8"))
+        except UnicodeDecodeError as err:
+            raise XGBoostModelError(f"not UTF-8 JSON ({err.reason} at byte {err.start})",
+                                    file=str(p)) from None
+        except json.JSONDecodeError as err:
+            raise XGBoostModelError(f"not valid JSON: {err.msg}", file=str(p), line=err.lineno,
+                                    column=err.colno) from None
+        except RecursionError:
+            raise XGBoostModelError("JSON nested too deeply", file=str(p)) from None
+    elif head[:1] == b"{":
+        try:
+            doc = ubjson_loads(data)
+        except XGBoostModelError as err:
+            raise XGBoostModelError(f"not a valid UBJSON XGBoost model: {err.message}",
+                                    file=str(p)) from None
+    else:
+        raise XGBoostModelError("not an XGBoost JSON/UBJ model (the binary or text-dump formats "
+                                "are not supported: re-save with save_model('model.json'))",
+                                file=str(p))
+    try:
+        return model_from_json(doc, where=str(p), extra_source={"file": p.name})
+    except XGBoostModelError as err:
+        if err.file is None:
+            raise XGBoostModelError(err.message, file=str(p)) from None
+        raise
+
+
+# --- estimator / booster -----------------------------------------------------------------------
+
+
+def _booster_json(booster: Any) -> dict:
+    try:
+        raw = booster.save_raw(raw_format="json")
+    except Exception as err:  # an unfitted or broken booster fails in XGBoost's own ways
+        raise RulekitError(f"cannot read the XGBoost booster ({type(err).__name__}: {err})") from None
+    return json.loads(bytes(raw).decode("utf-8"))
+
+
+def _from_estimator(est: Any) -> Model:
+    name = type(est).__name__
+    try:
+        booster = est.get_booster()
+    except Exception:  # XGBoost raises NotFittedError (a ValueError) or its own errors
+        raise RulekitError(f"{name} is not fitted") from None
+    missing = getattr(est, "missing", np.nan)
+    if missing is not None and not (isinstance(missing, float) and math.isnan(missing)):
+        raise RulekitError(f"{name} was built with missing={missing!r}: only NaN as the missing "
+                           f"value can be converted exactly")
+    doc = _booster_json(booster)
+    classes = None
+    if hasattr(est, "classes_"):
+        classes = [c.item() if isinstance(c, np.generic) else c for c in est.classes_]
+    best = None
+    if _attributes(doc).get("best_iteration") is not None and getattr(est, "booster", None) != "dart":
+        best = int(_attributes(doc)["best_iteration"])
+    names = None
+    fin = getattr(est, "feature_names_in_", None)
+    if fin is not None:
+        names = [str(s) for s in fin]
+    return model_from_json(doc, where=name, classes=classes, best_iteration=best,
+                           feature_names=names, extra_source={"estimator": name})
+
+
+def _attributes(doc: dict) -> dict:
+    learner = doc.get("learner") if isinstance(doc, dict) else None
+    attrs = learner.get("attributes") if isinstance(learner, dict) else None
+    return attrs if isinstance(attrs, dict) else {}
+
+
+# --- the JSON document -> Model ----------------------------------------------------------------
+
+
+def _get(d: Any, key: str, where: str) -> Any:
+    if not isinstance(d, dict) or key not in d:
+        raise XGBoostModelError(f"not an XGBoost model: no {where + '.' if where else ''}{key}")
+    return d[key]
+
+
+def _floats(text: Any, what: str) -> list[float]:
+    """XGBoost writes numbers as strings: ``"5E-1"``, or vectors ``"[5E-1]"``/``"[0E0,0E0]"``."""
+    if isinstance(text, (int, float)):
+        return [float(text)]
+    if isinstance(text, list):
+        return [float(v) for v in text]
+    s = str(text).strip()
+    if s.startswith("[") and s.endswith("]"):
+        s = s[1:-1]
+    try:
+        return [float(v) for v in s.split(",") if v.strip()]
+    except ValueError:
+        raise XGBoostModelError(f"{what} {text!r} is not a number") from None
+
+
+def _logit_f32(p: float) -> float:
+    """XGBoost's margin for a logistic base_score: ``-log(1/p - 1)`` with ``1/p - 1`` in float32
+    and the logarithm rounded once to float32 (matches XGBoost 3.x on every value checked)."""
+    f = np.float32
+    with np.errstate(all="ignore"):
+        b = f(p)
+        if not 0.0 < float(b) < 1.0:
+            raise XGBoostModelError(f"base_score {p!r} must be in (0, 1) for a logistic objective")
+        q = f(1.0) / b - f(1.0)
+    return float(f(-math.log(float(q))))
+
+
+def model_from_json(doc: Any, *, where: str = "XGBoost model", classes: list | None = None,
+                    best_iteration: int | None = None, feature_names: list[str] | None = None,
+                    extra_source: dict | None = None) -> Model:
+    """The IR Model for an XGBoost model document (the dict of its JSON/UBJSON form)."""
+    learner = _get(doc, "learner", "")
+    param = _get(learner, "learner_model_param", "learner")
+    objective = _get(_get(learner, "objective", "learner"), "name", "learner.objective")
+    gb = _get(learner, "gradient_booster", "learner")
+    booster_name = _get(gb, "name", "learner.gradient_booster")
+    weights = None
+    if booster_name == "gbtree":
+        model = _get(gb, "model", "learner.gradient_booster")
+    elif booster_name == "dart":
+        model = _get(_get(gb, "gbtree", "learner.gradient_booster"), "model", "gbtree")
+        weights = [float(np.float32(w)) for w in _get(gb, "weight_drop", "dart")]
+    elif booster_name == "gblinear":
+        raise XGBoostModelError("a gblinear (linear) XGBoost model has no trees to convert")
+    else:
+        raise XGBoostModelError(f"unsupported XGBoost booster {booster_name!r}")
+    n_targets = int(_floats(param.get("num_target", "1"), "num_target")[0] or 1)
+    if n_targets > 1:
+        raise XGBoostModelError(f"multi-target XGBoost models ({n_targets} targets) are not supported")
+    n_class = int(_floats(param.get("num_class", "0"), "num_class")[0])
+    n_feature = int(_floats(_get(param, "num_feature", "learner_model_param"), "num_feature")[0])
+    base = _floats(_get(param, "base_score", "learner_model_param"), "base_score")
+    if not base or any(not math.isfinite(b) for b in base):
+        raise XGBoostModelError(f"base_score {param.get('base_score')!r} is not a finite number")
+
+    ftypes = learner.get("feature_types") or []
+    if any(t == "c" for t in ftypes):
+        raise XGBoostModelError("categorical features (enable_categorical=True) are not supported "
+                                "for XGBoost yet; one-hot or ordinal-encode them as numbers")
+    names = feature_names
+    stored = [str(s) for s in learner.get("feature_names") or []]
+    if names is None or len(names) != n_feature:
+        names = stored if len(stored) == n_feature else [f"f{i}" for i in range(n_feature)]
+
+    trees_doc = _get(model, "trees", "gradient_booster.model")
+    tree_info = [int(t) for t in _get(model, "tree_info", "gradient_booster.model")]
+    if len(tree_info) != len(trees_doc):
+        raise XGBoostModelError(f"tree_info has {len(tree_info)} entries for {len(trees_doc)} trees")
+    if weights is not None and len(weights) != len(trees_doc):
+        raise XGBoostModelError(f"dart weight_drop has {len(weights)} entries for {len(trees_doc)} trees")
+    n_trees = len(trees_doc)
+    if best_iteration is not None:
+        indptr = model.get("iteration_indptr")
+        if indptr is not None and best_iteration + 1 < len(indptr):
+            n_trees = int(indptr[best_iteration + 1])
+    if n_trees == 0:
+        raise XGBoostModelError("the XGBoost model has no trees")
+
+    if objective in _LOGISTIC:
+        task, link, k = "classification", "sigmoid", 1
+        base_score = (_logit_f32(base[0]),)
+        classes = classes if classes is not None and len(classes) == 2 else [0, 1]
+    elif objective in _SOFTMAX:
+        if n_class < 2:
+            raise XGBoostModelError(f"{objective} model with num_class={n_class}")
+        task, link, k = "classification", "softmax", n_class
+        if len(base) == 1:
+            base = base * n_class
+        if len(base) != n_class:
+            raise XGBoostModelError(f"base_score has {len(base)} values for {n_class} classes")
+        base_score = tuple(float(np.float32(b)) for b in base)
+        classes = classes if classes is not None and len(classes) == n_class else list(range(n_class))
+    elif objective in _IDENTITY:
+        task, link, k = "regression", "identity", 1
+        base_score = (float(np.float32(base[0])),)
+        classes = None
+    else:
+        raise XGBoostModelError(f"XGBoost objective {objective!r} is not supported (supported: "
+                                f"{', '.join(_LOGISTIC + _SOFTMAX + _IDENTITY)})")
+    if any(not 0 <= g < k for g in tree_info[:n_trees]):
+        raise XGBoostModelError(f"tree_info names an output outside 0..{k - 1}")
+
+    trees = []
+    for t in range(n_trees):
+        w = None if weights is None else weights[t]
+        trees.append(tree_graph(trees_doc[t], n_feature=n_feature, names=names, weight=w,
+                                where=f"tree {t}"))
+    combiner = Combiner(kind="sum", base_score=base_score, link=link,
+                        tree_output=tuple(tree_info[:n_trees]) if k > 1 else None)
+    source: dict[str, Any] = {"library": "xgboost", "objective": objective, "booster": booster_name}
+    version = doc.get("version")
+    if isinstance(version, list):
+        source["version"] = ".".join(str(v) for v in version)
+    best = _attributes(doc).get("best_iteration")
+    if best is not None:
+        source["best_iteration"] = int(best)
+    if n_trees != len(trees_doc):
+        source["n_trees_used"] = n_trees
+    source.update(extra_source or {})
+    try:
+        return Model(trees, [Feature(name=n) for n in names], task=task, classes=classes,
+                     combiner=combiner, source=source)
+    except XGBoostModelError:
+        raise
+    except RulekitError as err:
+        raise XGBoostModelError(f"not a valid XGBoost model: {err.message}") from None
+
+
+def tree_graph(tree: dict, *, n_feature: int, names: list[str], weight: float | None = None,
+               where: str = "tree"):
+    """One XGBoost tree (its JSON dict) as a rulekit tree graph, walked with an explicit stack."""
+    try:
+        left = [int(v) for v in tree["left_children"]]
+        right = [int(v) for v in tree["right_children"]]
+        index = [int(v) for v in tree["split_indices"]]
+        cond = np.asarray(tree["split_conditions"], dtype=np.float64).astype(np.float32)
+        dleft = [int(v) for v in tree["default_left"]]
+        stype = [int(v) for v in tree.get("split_type") or [0] * len(left)]
+        leaf_size = int(_floats(tree.get("tree_param", {}).get("size_leaf_vector", "1"), "size")[0])
+    except (KeyError, TypeError, ValueError) as err:
+        raise XGBoostModelError(f"{where}: malformed tree ({type(err).__name__}: {err})") from None
+    n = len(left)
+    if n == 0 or any(len(a) != n for a in (right, index, cond, dleft, stype)):
+        raise XGBoostModelError(f"{where}: node arrays have different lengths")
+    if leaf_size > 1:
+        raise XGBoostModelError(f"{where}: vector leaves (multi_strategy='multi_output_tree') are "
+                                f"not supported")
+    if not np.all(np.isfinite(cond) | ~(np.asarray(left) == -1)):
+        raise XGBoostModelError(f"{where}: a leaf value is not finite")
+    b = TreeBuilder()
+    seen = [False] * n
+    ids: list[int] = []
+    stack: list[tuple[int, int | None, int]] = [(0, None, 0)]  # (xgb node, IR parent, branch)
+    while stack:
+        i, parent, branch = stack.pop()
+        if not 0 <= i < n or seen[i]:
+            raise XGBoostModelError(f"{where}: child index {i} is out of range or reached twice")
+        seen[i] = True
+        if left[i] == -1:
+            v = cond[i] if weight is None else np.float32(np.float32(weight) * cond[i])
+            node = b.leaf((float(v),))
+        else:
+            if stype[i] != 0:
+                raise XGBoostModelError(f"{where}: categorical splits are not supported for XGBoost")
+            f = index[i]
+            if not 0 <= f < n_feature:
+                raise XGBoostModelError(f"{where}: node {i} splits on feature {f}, the model has "
+                                        f"{n_feature}")
+            if math.isnan(float(cond[i])):
+                raise XGBoostModelError(f"{where}: node {i} has a NaN split condition")
+            node = b.numeric(f, float(cond[i]), op="<", precision="float32",
+                             missing=0 if dleft[i] else 1, feature_name=names[f])
+            stack.append((right[i], node, 1))
+            stack.append((left[i], node, 0))
+        ids.append(i)
+        if parent is not None:
+            b.connect(parent, node, branch)
+    # keep XGBoost's node ids (the builder numbered nodes in visiting order), like pred_leaf
+    return nx.relabel_nodes(b.graph, dict(enumerate(ids)), copy=True)
+
+
+# --- UBJSON (XGBoost's binary JSON), decoded without recursion ---------------------------------
+
+_UBJ_SCALAR = {b"i": ">b", b"U": ">B", b"I": ">h", b"l": ">i", b"L": ">q", b"d": ">f", b"D": ">d"}
+_UBJ_INT = (b"i", b"U", b"I", b"l", b"L")
+
+
+class _Reader:
+    def __init__(self, data: bytes):
+        self.data = data
+        self.pos = 0
+
+    def take(self, n: int) -> bytes:
+        if n < 0 or self.pos + n > len(self.data):
+            raise XGBoostModelError(f"truncated at byte {self.pos}")
+        out = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return out
+
+    def marker(self) -> bytes:
+        m = self.take(1)
+        while m == b"N":
+            m = self.take(1)
+        return m
+
+    def peek(self) -> bytes:
+        while self.data[self.pos:self.pos + 1] == b"N":
+            self.pos += 1
+        return self.data[self.pos:self.pos + 1]
+
+    def number(self, m: bytes) -> int | float:
+        fmt = _UBJ_SCALAR[m]
+        return struct.unpack(fmt, self.take(struct.calcsize(fmt)))[0]
+
+    def length(self) -> int:
+        m = self.marker()
+        if m not in _UBJ_INT:
+            raise XGBoostModelError(f"expected a length at byte {self.pos - 1}, found {m!r}")
+        n = int(self.number(m))
+        if n < 0:
+            raise XGBoostModelError(f"negative length at byte {self.pos}")
+        return n
+
+    def string(self) -> str:
+        raw = self.take(self.length())
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise XGBoostModelError(f"invalid UTF-8 string before byte {self.pos}") from None
+
+
+class _Frame:
+    __slots__ = ("value", "is_obj", "count", "typ", "key", "n")
+
+    def __init__(self, is_obj: bool, count: int | None, typ: bytes | None):
+        self.value: Any = {} if is_obj else []
+        self.is_obj, self.count, self.typ = is_obj, count, typ
+        self.key: str | None = None
+        self.n = 0
+
+
+def ubjson_loads(data: bytes) -> Any:
+    """Decode UBJSON (draft 12, as XGBoost writes it); typed numeric arrays become lists."""
+    r = _Reader(data)
+    stack: list[_Frame] = []
+    while True:
+        value: Any
+        done = False
+        if stack:
+            fr = stack[-1]
+            if fr.count is not None and fr.n >= fr.count:
+                done = True
+            elif fr.is_obj and fr.key is None:
+                if fr.count is None and r.peek() == b"}":
+                    r.take(1)
+                    done = True
+                else:
+                    fr.key = r.string()
+            if not done:
+                m = fr.typ if fr.typ is not None else r.marker()
+                if fr.count is None and not fr.is_obj and m == b"]":
+                    done = True
+        else:
+            m = r.marker()
+        if done:
+            value = stack.pop().value
+        elif m in (b"{", b"["):
+            typ = count = None
+            if r.peek() == b"$":
+                r.take(1)
+                typ = r.marker()
+                if r.marker() != b"#":
+                    raise XGBoostModelError(f"typed container without a count at byte {r.pos}")
+                count = r.length()
+            elif r.peek() == b"#":
+                r.take(1)
+                count = r.length()
+            if m == b"[" and typ in _UBJ_SCALAR:
+                fmt = _UBJ_SCALAR[typ]
+                size = struct.calcsize(fmt)
+                value = np.frombuffer(r.take(size * count), dtype=fmt).tolist()
+            else:
+                stack.append(_Frame(m == b"{", count, typ))
+                continue
+        elif m in _UBJ_SCALAR:
+            value = r.number(m)
+        elif m == b"S":
+            value = r.string()
+        elif m == b"C":
+            value = r.take(1).decode("latin-1")
+        elif m == b"H":
+            text = r.string()
+            try:
+                value = float(text)
+            except ValueError:
+                raise XGBoostModelError(f"bad high-precision number {text!r}") from None
+        elif m == b"T":
+            value = True
+        elif m == b"F":
+            value = False
+        elif m == b"Z":
+            value = None
+        else:
+            raise XGBoostModelError(f"unknown UBJSON marker {m!r} at byte {r.pos - 1}")
+        # attach the finished value to its container, or return it
+        if not stack:
+            if r.pos != len(r.data) and r.data[r.pos:].strip(b"N \n\r\t"):
+                raise XGBoostModelError(f"trailing bytes after the document at byte {r.pos}")
+            return value
+        fr = stack[-1]
+        if fr.is_obj:
+            fr.value[fr.key] = value
+            fr.key = None
+        else:
+            fr.value.append(value)
+        fr.n += 1
