@@ -10,8 +10,10 @@ Every split becomes one binary node ``(feature, mode, split, true, false, missin
 * oblique splits test a derived 0/1 column (computed exactly outside the trees, see ``model.py``)
   with ``z <= 0.5``.
 
-Leaves keep one weight per *target* the tree contributes to (``Forest.tree_targets``); an
-unreachable branch that ONNX still needs points at a zero leaf. Nothing here recurses.
+Leaves hold ``W`` weights, one per target their tree adds to (``Forest.tree_targets[t]``); an
+unreachable branch that ONNX still needs points at a zero leaf. Each tree's nodes and leaves are
+contiguous. Plain trees are read in batches so the numpy work is done once per batch, not per tree.
+Nothing here recurses.
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rulekit import semantics
-from rulekit.errors import ExportError
 from rulekit.ir import compiled as C
 from rulekit.ir.model import Model
 
 LEQ, MEMBER = 0, 6
+BATCH_NODES = 200_000  # plain trees are read this many nodes at a time (bounded memory)
 
 
 @dataclass
@@ -39,6 +41,9 @@ class Linear:
     missing_branch: int
 
 
+_NODE_FIELDS = ("feature", "mode", "split", "true_id", "true_leaf", "false_id", "false_leaf", "missing_true")
+
+
 @dataclass
 class Forest:
     """Binary nodes and leaves of all trees, concatenated (node and leaf indices are global)."""
@@ -48,17 +53,11 @@ class Forest:
     domain_sizes: list[int]
     linear: list[Linear]
     n_targets: int
-    feature: list[np.ndarray] = field(default_factory=list)
-    mode: list[np.ndarray] = field(default_factory=list)
-    split: list[np.ndarray] = field(default_factory=list)
-    true_id: list[np.ndarray] = field(default_factory=list)
-    true_leaf: list[np.ndarray] = field(default_factory=list)
-    false_id: list[np.ndarray] = field(default_factory=list)
-    false_leaf: list[np.ndarray] = field(default_factory=list)
-    missing_true: list[np.ndarray] = field(default_factory=list)
+    width: int  # weights per leaf (W)
+    parts: dict[str, list[np.ndarray]] = field(default_factory=lambda: {k: [] for k in _NODE_FIELDS})
     members: dict[int, tuple[int, ...]] = field(default_factory=dict)  # global node -> codes
-    leaf_weights: list[np.ndarray] = field(default_factory=list)  # per tree (n_leaves, n_tree_targets)
-    tree_targets: list[tuple[int, ...]] = field(default_factory=list)
+    weight_parts: list[np.ndarray] = field(default_factory=list)  # (n_leaves, W) blocks
+    tree_targets: list[tuple[int, ...]] = field(default_factory=list)  # W targets per tree
     tree_root: list[int] = field(default_factory=list)  # global node index of each tree's root
     node_start: list[int] = field(default_factory=list)
     leaf_start: list[int] = field(default_factory=list)
@@ -75,27 +74,47 @@ class Forest:
         return self.n_features + len(self.nominal) + len(self.linear)
 
     def arrays(self, name: str) -> np.ndarray:
-        parts = getattr(self, name)
+        parts = self.parts[name]
         return np.concatenate(parts) if parts else np.zeros(0)
 
+    def leaf_weights(self) -> np.ndarray:
+        return np.concatenate(self.weight_parts) if self.weight_parts else np.zeros((0, self.width))
 
-def leaf_targets(model: Model, tree_index: int, values: np.ndarray) -> tuple[tuple[int, ...], np.ndarray]:
-    """The targets tree ``tree_index`` adds to and its leaves' weights, shape (n_leaves, n_targets).
+    def leaf_tree(self) -> np.ndarray:
+        """Tree index of every leaf."""
+        counts = np.diff(np.asarray(self.leaf_start + [self.n_leaves], np.int64))
+        return np.repeat(np.arange(self.n_trees), counts)
 
-    Targets of the ensemble output: class k (k >= 3 classes), class 1 only for two classes (the
-    exporter adds ``1 - p1``), the boosting output ``tree_output[t]``, or 0 for regression.
-    """
+    def tree_ranges(self):
+        """(node start, node end, leaf start, leaf end) of every tree."""
+        ns = self.node_start + [self.n_nodes]
+        ls = self.leaf_start + [self.n_leaves]
+        for t in range(self.n_trees):
+            yield ns[t], ns[t + 1], ls[t], ls[t + 1]
+
+
+def tree_targets(model: Model) -> list[tuple[int, ...]]:
+    """The targets each tree adds to: class k (3+ classes), class 1 only for two classes (the
+    exporter adds ``1 - p1``), the boosting output ``tree_output[t]``, or 0 for regression."""
     c = model.combiner
     if c.kind == "sum":
         outs = c.tree_output or (0,) * len(model.trees)
-        return (outs[tree_index],), values[:, :1]
-    if model.task == "regression":
-        return (0,), values[:, :1]
-    if c.kind == "vote":
+        return [(int(o),) for o in outs]
+    if model.task == "regression" or model.n_classes == 2:
+        return [(0,)] * len(model.trees)
+    return [tuple(range(model.n_classes))] * len(model.trees)
+
+
+def leaf_weights(model: Model, values: np.ndarray) -> np.ndarray:
+    """Leaf values as the weights the ensemble sums: (n_leaves, W)."""
+    c = model.combiner
+    if c.kind == "sum" or model.task == "regression":
+        return values[:, :1]
+    if c.kind == "vote":  # each tree votes for its leaf's first most probable class
         values = np.eye(model.n_classes)[np.argmax(values, axis=1)]
     if model.n_classes == 2:
-        return (0,), values[:, 1:2]
-    return tuple(range(model.n_classes)), values
+        return values[:, 1:2]
+    return values
 
 
 def n_targets(model: Model) -> int:
@@ -108,59 +127,88 @@ def n_targets(model: Model) -> int:
 
 
 def flatten(model: Model) -> Forest:
-    """The model's trees as one :class:`Forest` (raises ExportError on what ONNX cannot carry)."""
+    """The model's trees as one :class:`Forest`."""
     sizes = [len(f.domain or ()) for f in model.features]
     nominal = [j for j, f in enumerate(model.features) if f.kind == "nominal"]
+    targets = tree_targets(model)
     forest = Forest(n_features=model.n_features, nominal=nominal, domain_sizes=sizes, linear=[],
-                    n_targets=n_targets(model))
+                    n_targets=n_targets(model), width=len(targets[0]))
     nominal_column = {j: model.n_features + i for i, j in enumerate(nominal)}
+    batch: list = []
+    batch_nodes = 0
     for t, tree in enumerate(model.trees):
-        ct = read_tree(tree, sizes, model.leaf_value_size)
-        _add_tree(forest, model, t, ct, nominal_column)
+        plain = tree.number_of_nodes() > 1 and not any(k == "nominal" for _, k in tree.nodes(data="kind"))
+        if plain and batch_nodes + tree.number_of_nodes() <= BATCH_NODES:
+            batch.append(tree)
+            batch_nodes += tree.number_of_nodes()
+            continue
+        if batch:
+            _add_block(forest, model, batch, sizes, targets, nominal_column)
+        batch, batch_nodes = ([tree], tree.number_of_nodes()) if plain else ([], 0)
+        if not plain:
+            _add_block(forest, model, [tree], sizes, targets, nominal_column)
+    if batch:
+        _add_block(forest, model, batch, sizes, targets, nominal_column)
     return forest
 
 
 _KIND = {"leaf": C.LEAF, "numeric": C.NUMERIC, "nominal": C.NOMINAL, "linear": C.LINEAR}
 
 
-def read_tree(tree, domain_sizes: list[int], value_size: int) -> C.CompiledTree:
-    """A tree graph as :class:`rulekit.ir.compiled.CompiledTree` arrays, root first, other nodes in
-    graph order (no traversal needed), numeric boundaries computed in bulk with
-    :func:`rulekit.semantics.boundary_array`. Same meaning as ``compile_tree``, faster for exports."""
-    root = tree.graph["root"]
-    order = [root] + [v for v in tree.nodes if v != root]
-    index = {v: i for i, v in enumerate(order)}
-    n = len(order)
-    nodes = tree.nodes
-    attrs = [nodes[v] for v in order]
+def read_trees(trees, domain_sizes: list[int], value_size: int) -> tuple[C.CompiledTree, np.ndarray]:
+    """Trees as one :class:`rulekit.ir.compiled.CompiledTree` (indices global to the batch) and the
+    index of each tree's root. Each tree's nodes are contiguous, root first, the rest in graph order;
+    numeric boundaries come in bulk from :func:`rulekit.semantics.boundary_array`. Same meaning as
+    ``compile_tree``."""
+    attrs: list[dict] = []
+    first = np.zeros(len(trees), np.int64)
+    left_edges: list[tuple[int, int]] = []
+    right_edges: list[tuple[int, int]] = []
+    kids: dict[int, list] = {}
+    miss_of: dict[int, int] = {}
+    for t, tree in enumerate(trees):
+        base = len(attrs)
+        first[t] = base
+        root = tree.graph["root"]
+        nodes = tree.nodes
+        order = [root] + [v for v in nodes if v != root]
+        local = {v: base + i for i, v in enumerate(order)}
+        attrs.extend(nodes[v] for v in order)
+        for u, v, d in tree.edges(data=True):
+            i, j, b = local[u], local[v], d["branch"]
+            if b == 0:
+                left_edges.append((i, j))
+            elif b == 1:
+                right_edges.append((i, j))
+            if attrs[i]["kind"] == "nominal":
+                kids.setdefault(i, []).append((j, d.get("values")))
+                if b == attrs[i]["missing"]:
+                    miss_of[i] = j
+    n = len(attrs)
     kind = np.fromiter((_KIND[a["kind"]] for a in attrs), np.int8, n)
     feature = np.fromiter((a.get("feature", -1) if a["kind"] != "linear" else -1 for a in attrs),
                           np.int64, n)
     left = np.zeros(n, np.int64)
     right = np.zeros(n, np.int64)
+    if left_edges:
+        e = np.asarray(left_edges, np.int64)
+        left[e[:, 0]] = e[:, 1]
+    if right_edges:
+        e = np.asarray(right_edges, np.int64)
+        right[e[:, 0]] = e[:, 1]
     missing = np.zeros(n, np.int64)
-    kids: dict[int, list] = {}
-    for u, v, d in tree.edges(data=True):
-        i, b = index[u], d["branch"]
-        if b == 0:
-            left[i] = index[v]
-        elif b == 1:
-            right[i] = index[v]
-        if attrs[i]["kind"] == "nominal":
-            kids.setdefault(i, []).append((index[v], d.get("values")))
-            if b == attrs[i]["missing"]:
-                missing[i] = index[v]
     two_way = np.flatnonzero((kind == C.NUMERIC) | (kind == C.LINEAR))
     miss_branch = np.fromiter((attrs[i]["missing"] for i in two_way), np.int64, two_way.size)
     missing[two_way] = np.where(miss_branch == 0, left[two_way], right[two_way])
+    for i, j in miss_of.items():
+        missing[i] = j
     bound = np.zeros(n)
-    tested = two_way
-    if tested.size:
-        t = np.fromiter((attrs[i]["threshold"] for i in tested), np.float64, tested.size)
-        keys = [(attrs[i]["op"], attrs[i]["precision"]) for i in tested]
+    if two_way.size:
+        thr = np.fromiter((attrs[i]["threshold"] for i in two_way), np.float64, two_way.size)
+        keys = [(attrs[i]["op"], attrs[i]["precision"]) for i in two_way]
         for key in set(keys):
             sel = np.fromiter((k == key for k in keys), bool, len(keys))
-            bound[tested[sel]] = semantics.boundary_array(key[0], t[sel], key[1])
+            bound[two_way[sel]] = semantics.boundary_array(key[0], thr[sel], key[1])
     leaves = np.flatnonzero(kind == C.LEAF)
     value = np.zeros((n, value_size))
     if leaves.size:
@@ -170,7 +218,7 @@ def read_tree(tree, domain_sizes: list[int], value_size: int) -> C.CompiledTree:
     nominal = {}
     for i, children in kids.items():
         table = np.full(domain_sizes[int(feature[i])] + 1, -1, np.int64)
-        for child, vals in children:  # same rule as compile_tree: listed codes, then "other"
+        for child, vals in children:  # as compile_tree: listed codes win, then "other", then missing
             if vals is not None:
                 table[list(vals)] = child
         for child, vals in children:
@@ -178,129 +226,112 @@ def read_tree(tree, domain_sizes: list[int], value_size: int) -> C.CompiledTree:
                 table[table == -1] = child
         table[table == -1] = missing[i]
         nominal[i] = table
-    return C.CompiledTree(kind, feature, bound, left, right, missing, value, nominal, linear,
-                          np.asarray(order, dtype=np.int64))
+    ct = C.CompiledTree(kind, feature, bound, left, right, missing, value, nominal, linear,
+                        np.arange(n, dtype=np.int64))
+    return ct, first
 
 
-def _add_tree(forest: Forest, model: Model, t: int, ct: C.CompiledTree, nominal_column: dict[int, int]) -> None:
+def _add_block(forest: Forest, model: Model, trees: list, sizes: list[int], targets, nominal_column) -> None:
+    """Append trees (a batch of plain trees, or any single tree) to ``forest``."""
+    t0 = forest.n_trees
+    ct, first = read_trees(trees, sizes, model.leaf_value_size)
     kind = ct.kind
     n = kind.size
     is_leaf = kind == C.LEAF
     split_nodes = np.flatnonzero(~is_leaf)
     leaf_nodes = np.flatnonzero(is_leaf)
     base_node, base_leaf = forest.n_nodes, forest.n_leaves
-    # position of every compiled node: its split index (global) or its leaf index (global)
     pos = np.empty(n, np.int64)
     pos[split_nodes] = base_node + np.arange(split_nodes.size)
     pos[leaf_nodes] = base_leaf + np.arange(leaf_nodes.size)
     n_split, n_leaf = split_nodes.size, leaf_nodes.size
 
-    extra_nodes: list[tuple] = []  # (feature, mode, split, true_ref, false_ref, missing_true, members)
-    zero_leaf: list[int] = []  # lazily created zero-weight leaf (index relative to the tree's leaves)
+    extra: list[tuple] = []  # (feature, mode, split, true_ref, false_ref, missing_true, members)
+    zero_leaf: list[int] = []
 
-    def zero() -> tuple[int, bool]:
+    def zero() -> tuple[int, bool]:  # an unreachable branch: a leaf that adds nothing
         if not zero_leaf:
-            zero_leaf.append(n_leaf)
-        return base_leaf + zero_leaf[0], True
+            zero_leaf.append(base_leaf + n_leaf)
+        return zero_leaf[0], True
 
     def ref(i: int) -> tuple[int, bool]:
         return int(pos[i]), bool(is_leaf[i])
 
-    def new_node() -> int:
-        return base_node + n_split + len(extra_nodes)
-
-    if n_split == 0:  # a single leaf: one always-true node in front of it
-        extra_nodes.append((0, LEQ, math.inf, ref(0), zero(), 1, None))
-        root = base_node
+    if n_split == 0:  # a one-leaf tree: an always-true node in front of its leaf
+        extra.append((0, LEQ, math.inf, ref(0), zero(), 1, None))
+        roots = [base_node]
     else:
-        root = int(pos[0])
+        roots = pos[first].tolist()
 
-    feature = np.zeros(n_split, np.int64)
-    mode = np.zeros(n_split, np.uint8)
-    split = np.zeros(n_split)
-    true_id = np.zeros(n_split, np.int64)
-    true_leaf = np.zeros(n_split, bool)
-    false_id = np.zeros(n_split, np.int64)
-    false_leaf = np.zeros(n_split, bool)
-    missing_true = np.zeros(n_split, np.uint8)
+    cols = {
+        "feature": ct.feature[split_nodes].copy(),
+        "mode": np.zeros(n_split, np.uint8),
+        "split": ct.bound[split_nodes].copy(),
+        "true_id": pos[ct.left[split_nodes]],
+        "true_leaf": is_leaf[ct.left[split_nodes]],
+        "false_id": pos[ct.right[split_nodes]],
+        "false_leaf": is_leaf[ct.right[split_nodes]],
+        "missing_true": (ct.missing[split_nodes] == ct.left[split_nodes]).astype(np.uint8),
+    }
     members: dict[int, tuple[int, ...]] = {}
-
-    numeric = kind[split_nodes] == C.NUMERIC
-    lin = kind[split_nodes] == C.LINEAR
-    two_way = numeric | lin
-    s2 = split_nodes[two_way]
-    feature[two_way] = ct.feature[s2]
-    split[two_way] = ct.bound[s2]
-    true_id[two_way] = pos[ct.left[s2]]
-    true_leaf[two_way] = is_leaf[ct.left[s2]]
-    false_id[two_way] = pos[ct.right[s2]]
-    false_leaf[two_way] = is_leaf[ct.right[s2]]
-    missing_true[two_way] = ct.missing[s2] == ct.left[s2]
-
-    for k in np.flatnonzero(lin):
+    split_kind = kind[split_nodes]
+    for k in np.flatnonzero(split_kind == C.LINEAR):
         i = int(split_nodes[k])
         feats, weights = ct.linear[i]
         forest.linear.append(Linear(tuple(int(f) for f in feats), tuple(float(w) for w in weights),
                                     float(ct.bound[i]), 0 if ct.missing[i] == ct.left[i] else 1))
-        feature[k] = model.n_features + len(nominal_column) + len(forest.linear) - 1
-        split[k] = 0.5
-        missing_true[k] = 0  # the derived column is never NaN: its value already says where to go
+        cols["feature"][k] = forest.n_features + len(nominal_column) + len(forest.linear) - 1
+        cols["split"][k] = 0.5
+        cols["missing_true"][k] = 0  # the derived column is never NaN: it already says where to go
 
-    for k in np.flatnonzero(kind[split_nodes] == C.NOMINAL):
+    for k in np.flatnonzero(split_kind == C.NOMINAL):
         i = int(split_nodes[k])
         col = nominal_column[int(ct.feature[i])]
-        chain = _nominal_chain(ct.nominal[i], int(ct.missing[i]))
-        # chain: list of (mode, split, members, true_child, missing_true); false goes to the next
-        # entry, the last entry's false goes to `fallthrough` (the child taking unseen codes)
-        entries, fallthrough = chain
-        heads = [int(pos[split_nodes[k]])] + [new_node() + m for m in range(len(entries) - 1)]
-        for e, (m, s, mem, child, mt) in enumerate(entries):
+        entries, fallthrough = _nominal_chain(ct.nominal[i], int(ct.missing[i]))
+        heads = [int(pos[i])] + [base_node + n_split + len(extra) + m for m in range(len(entries) - 1)]
+        for e, (mode, split, mem, child, mt) in enumerate(entries):
             tref = ref(child) if child >= 0 else zero()
             if e + 1 < len(entries):
                 fref = (heads[e + 1], False)
             else:
                 fref = ref(fallthrough) if fallthrough >= 0 else zero()
+            if mem is not None:
+                members[heads[e]] = mem
             if e == 0:
-                feature[k], mode[k], split[k] = col, m, s
-                true_id[k], true_leaf[k] = tref
-                false_id[k], false_leaf[k] = fref
-                missing_true[k] = mt
-                if mem is not None:
-                    members[heads[0]] = mem
+                cols["feature"][k], cols["mode"][k], cols["split"][k] = col, mode, split
+                cols["true_id"][k], cols["true_leaf"][k] = tref
+                cols["false_id"][k], cols["false_leaf"][k] = fref
+                cols["missing_true"][k] = mt
             else:
-                extra_nodes.append((col, m, s, tref, fref, mt, mem))
+                extra.append((col, mode, split, tref, fref, mt, mem))
 
-    if extra_nodes:
-        feature = np.concatenate([feature, [e[0] for e in extra_nodes]]).astype(np.int64)
-        mode = np.concatenate([mode, [e[1] for e in extra_nodes]]).astype(np.uint8)
-        split = np.concatenate([split, [e[2] for e in extra_nodes]])
-        true_id = np.concatenate([true_id, [e[3][0] for e in extra_nodes]]).astype(np.int64)
-        true_leaf = np.concatenate([true_leaf, [e[3][1] for e in extra_nodes]]).astype(bool)
-        false_id = np.concatenate([false_id, [e[4][0] for e in extra_nodes]]).astype(np.int64)
-        false_leaf = np.concatenate([false_leaf, [e[4][1] for e in extra_nodes]]).astype(bool)
-        missing_true = np.concatenate([missing_true, [e[5] for e in extra_nodes]]).astype(np.uint8)
-        for m, e in enumerate(extra_nodes):
-            if e[6] is not None:
-                members[base_node + n_split + m] = e[6]
+    if extra:
+        ext = {
+            "feature": [e[0] for e in extra], "mode": [e[1] for e in extra], "split": [e[2] for e in extra],
+            "true_id": [e[3][0] for e in extra], "true_leaf": [e[3][1] for e in extra],
+            "false_id": [e[4][0] for e in extra], "false_leaf": [e[4][1] for e in extra],
+            "missing_true": [e[5] for e in extra],
+        }
+        for key, vals in ext.items():
+            cols[key] = np.concatenate([cols[key], np.asarray(vals, dtype=cols[key].dtype)])
 
-    targets, weights = leaf_targets(model, t, ct.value[leaf_nodes])
+    weights = leaf_weights(model, ct.value[leaf_nodes])
     if zero_leaf:
         weights = np.vstack([weights, np.zeros((1, weights.shape[1]))])
-    forest.feature.append(feature)
-    forest.mode.append(mode)
-    forest.split.append(split)
-    forest.true_id.append(true_id)
-    forest.true_leaf.append(true_leaf)
-    forest.false_id.append(false_id)
-    forest.false_leaf.append(false_leaf)
-    forest.missing_true.append(missing_true)
+    for key in _NODE_FIELDS:
+        forest.parts[key].append(cols[key])
     forest.members.update(members)
-    forest.leaf_weights.append(np.ascontiguousarray(weights, dtype=np.float64))
-    forest.tree_targets.append(targets)
-    forest.tree_root.append(root)
-    forest.node_start.append(base_node)
-    forest.leaf_start.append(base_leaf)
-    forest.n_nodes += feature.size
+    forest.weight_parts.append(np.ascontiguousarray(weights, dtype=np.float64))
+    # per-tree bookkeeping: each tree's splits and leaves are contiguous (root first)
+    bounds = np.append(first, n)
+    splits_before = np.concatenate([[0], np.cumsum((~is_leaf).astype(np.int64))])
+    leaves_before = np.concatenate([[0], np.cumsum(is_leaf.astype(np.int64))])
+    for b in range(len(trees)):
+        forest.node_start.append(base_node + int(splits_before[bounds[b]]))
+        forest.leaf_start.append(base_leaf + int(leaves_before[bounds[b]]))
+        forest.tree_targets.append(targets[t0 + b])
+    forest.tree_root.extend(int(r) for r in roots)
+    forest.n_nodes += cols["feature"].size
     forest.n_leaves += weights.shape[0]
 
 
