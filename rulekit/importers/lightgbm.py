@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from rulekit import semantics
 from rulekit.errors import RulekitError
 from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.ir.tree import TreeBuilder
@@ -57,8 +58,7 @@ def from_lightgbm(obj: Any) -> Model:
     if hasattr(obj, "booster_") or (hasattr(obj, "fit") and hasattr(obj, "get_params")):
         return _from_estimator(obj)
     if hasattr(obj, "model_to_string"):
-        return parse_model(_model_string(obj), where="LightGBM Booster",
-                           extra_source={"estimator": "Booster"})
+        return parse_model(_model_string(obj), extra_source={"estimator": "Booster"})
     raise RulekitError(f"cannot import {type(obj).__name__} as a LightGBM model: expected an "
                        f"LGBMClassifier/LGBMRegressor, a Booster or the path of a saved text model")
 
@@ -77,7 +77,7 @@ def load_file(path: str | Path) -> Model:
     except UnicodeDecodeError as err:
         raise LightGBMModelError(f"not a LightGBM text model (not UTF-8 at byte {err.start})",
                                  file=str(p)) from None
-    return parse_model(text, where=str(p), file=str(p), extra_source={"file": p.name})
+    return parse_model(text, file=str(p), extra_source={"file": p.name})
 
 
 def _model_string(booster: Any) -> str:
@@ -105,7 +105,7 @@ def _from_estimator(est: Any) -> Model:
         names = [str(s) for s in fin]
     except (AttributeError, ValueError, TypeError):
         names = None
-    return parse_model(_model_string(booster), where=name, classes=classes, feature_names=names,
+    return parse_model(_model_string(booster), classes=classes, feature_names=names,
                        extra_source={"estimator": name})
 
 
@@ -192,10 +192,22 @@ def _numbers(t: _Text, value: tuple[str, int], kind: type, what: str, size: int 
     return out
 
 
-def parse_model(text: str, *, where: str = "LightGBM model", file: str | None = None,
+def parse_model(text: str, *, file: str | None = None,
                 classes: list | None = None, feature_names: list[str] | None = None,
                 extra_source: dict | None = None) -> Model:
     """The IR Model for a LightGBM text model (``Booster.model_to_string()``)."""
+    try:
+        return _parse_model(text, file=file, classes=classes, feature_names=feature_names,
+                            extra_source=extra_source)
+    except RulekitError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as err:
+        raise LightGBMModelError(f"not a valid LightGBM model ({type(err).__name__}: {err})",
+                                 file=file) from None
+
+
+def _parse_model(text: str, *, file: str | None, classes: list | None,
+                 feature_names: list[str] | None, extra_source: dict | None) -> Model:
     t = _Text(text, file)
     h = t.header
     n_class = _numbers(t, t.get(h, "num_class", "header"), int, "num_class", 1)[0]
@@ -498,9 +510,31 @@ class _Tree:
                          f"(a cycle)", self.line)
 
 
+_Bounds = dict  # feature -> (lo, hi, nan_possible): non-NaN values reaching here lie in (lo, hi]
+
+
+def _narrow(bounds: _Bounds, f: int, bound: float, missing: int):
+    """Which branches of ``x[f] <= bound`` a row can take here, and the bounds below each."""
+    lo, hi, nan = bounds.get(f, (None, None, True))
+    can = [lo is None or lo < bound, hi is None or hi > bound]
+    if nan:
+        can[missing] = True
+    below = []
+    for branch in (0, 1):
+        nb = dict(bounds)
+        if branch == 0:
+            nb[f] = (lo, bound if hi is None else min(hi, bound), nan and missing == 0)
+        else:
+            nb[f] = (bound if lo is None else max(lo, bound), hi, nan and missing == 1)
+        below.append(nb)
+    return can, below
+
+
 def _build(tree: _Tree, features: list[Feature], cat_codes: dict[int, dict[int, int]], where: str,
            t: _Text):
-    """The IR graph of a checked tree; zero-island splits copy their children (explicit stack)."""
+    """The IR graph of a checked tree (explicit stack). A zero-island split becomes three IR tests
+    with its children copied; a test that the path above already decides is left out, which
+    keeps those copies small."""
     b = TreeBuilder()
     if tree.n == 0:
         b.leaf((tree.leaf_value[0],), **({} if tree.leaf_count is None else
@@ -516,19 +550,34 @@ def _build(tree: _Tree, features: list[Feature], cat_codes: dict[int, dict[int, 
             values = edge_values[parent] if branch == 0 else None
         b.connect(parent, child, branch, values)
 
-    stack: list[tuple[int, int | None, int]] = [(0, None, 0)]
+    # work items: (spec, IR parent, branch, bounds); spec is a LightGBM child reference (>= 0 a
+    # split, < 0 the leaf ~ref) or an IR test ("test", f, op, t, missing, spec0, spec1, extra)
+    stack: list[tuple[Any, int | None, int, _Bounds]] = [(0, None, 0, {})]
     while stack:
-        ref, parent, branch = stack.pop()
+        spec, parent, branch, bounds = stack.pop()
         if b.graph.number_of_nodes() > MAX_TREE_NODES:
             raise t.fail(f"{where}: more than {MAX_TREE_NODES} IR nodes after expanding zero-as-"
                          f"missing splits; too large to convert exactly")
+        if isinstance(spec, tuple):
+            _, f, op, th, missing, spec0, spec1, extra = spec
+            can, below = _narrow(bounds, f, semantics.boundary(op, th, "float64"), missing)
+            if can[0] != can[1]:  # decided by the path above: no test needed
+                stack.append((spec0 if can[0] else spec1, parent, branch,
+                              below[0] if can[0] else below[1]))
+                continue
+            node = b.numeric(f, th, op=op, precision="float64", missing=missing, **extra)
+            attach(parent, node, branch)
+            stack.append((spec1, node, 1, below[1]))
+            stack.append((spec0, node, 0, below[0]))
+            continue
+        ref = spec
         if ref < 0:
             leaf = ~ref
             extra = {} if tree.leaf_count is None else {"n_samples": tree.leaf_count[leaf]}
             attach(parent, b.leaf((tree.leaf_value[leaf],), **extra), branch)
             continue
         f = tree.feature[ref]
-        extra: dict[str, Any] = {"feature_name": features[f].name}
+        extra = {"feature_name": features[f].name}
         if tree.count is not None:
             extra["n_samples"] = tree.count[ref]
         kids = (tree.left[ref], tree.right[ref])
@@ -539,27 +588,22 @@ def _build(tree: _Tree, features: list[Feature], cat_codes: dict[int, dict[int, 
             codes = cat_codes[f]
             node = b.nominal(f, missing=1, **extra)  # NaN goes right
             edge_values[node] = tuple(sorted(codes[m] for m in tree.members[ref] if m in codes))
-            tops = [node]
-        else:
-            if features[f].kind != "numeric":
-                raise t.fail(f"{where}: numeric split on categorical feature {features[f].name!r}",
-                              tree.line)
-            plan, tests, missing = _numeric_plan(tree.threshold[ref], (tree.dtype[ref] >> 2) & 3,
-                                                 bool(tree.dtype[ref] & _DEFAULT_LEFT_MASK))
-            if plan == "one":
-                op, bound = tests
-                node = b.numeric(f, bound, op=op, precision="float64", missing=missing, **extra)
-                tops = [node]
-            else:  # the middle cut on top; the first and third cut below, each left | right
-                (op1, b1), (op2, b2), (op3, b3) = tests
-                node = b.numeric(f, b2, op=op2, precision="float64", missing=missing, **extra)
-                lo = b.numeric(f, b1, op=op1, precision="float64", missing=missing, **extra)
-                hi = b.numeric(f, b3, op=op3, precision="float64", missing=missing, **extra)
-                b.connect(node, lo, 0)
-                b.connect(node, hi, 1)
-                tops = [hi, lo]
-        attach(parent, node, branch)
-        for sub in tops:
-            stack.append((kids[1], sub, 1))
-            stack.append((kids[0], sub, 0))
+            attach(parent, node, branch)
+            stack.append((kids[1], node, 1, bounds))
+            stack.append((kids[0], node, 0, bounds))
+            continue
+        if features[f].kind != "numeric":
+            raise t.fail(f"{where}: numeric split on categorical feature {features[f].name!r}",
+                         tree.line)
+        plan, tests, missing = _numeric_plan(tree.threshold[ref], (tree.dtype[ref] >> 2) & 3,
+                                             bool(tree.dtype[ref] & _DEFAULT_LEFT_MASK))
+        if plan == "one":
+            (op, th), = [tests]
+            test = ("test", f, op, th, missing, kids[0], kids[1], extra)
+        else:  # the middle cut on top; the first and third cut below, each left | right
+            (op1, b1), (op2, b2), (op3, b3) = tests
+            test = ("test", f, op2, b2, missing,
+                    ("test", f, op1, b1, missing, kids[0], kids[1], extra),
+                    ("test", f, op3, b3, missing, kids[0], kids[1], extra), extra)
+        stack.append((test, parent, branch, bounds))
     return b.graph

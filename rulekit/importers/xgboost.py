@@ -55,8 +55,7 @@ def from_xgboost(obj: Any) -> Model:
         return _from_estimator(obj)
     if hasattr(obj, "save_raw") and hasattr(obj, "get_dump"):
         doc = _booster_json(obj)
-        return model_from_json(doc, where="XGBoost Booster",
-                               extra_source={"estimator": "Booster"})
+        return model_from_json(doc, extra_source={"estimator": "Booster"})
     raise RulekitError(f"cannot import {type(obj).__name__} as an XGBoost model: expected an "
                        f"XGBClassifier/XGBRegressor, a Booster or the path of a saved .json/.ubj model")
 
@@ -97,7 +96,7 @@ def load_file(path: str | Path) -> Model:
                                 "are not supported: re-save with save_model('model.json'))",
                                 file=str(p))
     try:
-        return model_from_json(doc, where=str(p), extra_source={"file": p.name})
+        return model_from_json(doc, extra_source={"file": p.name})
     except XGBoostModelError as err:
         if err.file is None:
             raise XGBoostModelError(err.message, file=str(p)) from None
@@ -136,7 +135,7 @@ def _from_estimator(est: Any) -> Model:
     fin = getattr(est, "feature_names_in_", None)
     if fin is not None:
         names = [str(s) for s in fin]
-    return model_from_json(doc, where=name, classes=classes, best_iteration=best,
+    return model_from_json(doc, classes=classes, best_iteration=best,
                            feature_names=names, extra_source={"estimator": name})
 
 
@@ -182,10 +181,21 @@ def _logit_f32(p: float) -> float:
     return float(f(-math.log(float(q))))
 
 
-def model_from_json(doc: Any, *, where: str = "XGBoost model", classes: list | None = None,
+def model_from_json(doc: Any, *, classes: list | None = None,
                     best_iteration: int | None = None, feature_names: list[str] | None = None,
                     extra_source: dict | None = None) -> Model:
     """The IR Model for an XGBoost model document (the dict of its JSON/UBJSON form)."""
+    try:
+        return _model_from_json(doc, classes=classes, best_iteration=best_iteration,
+                                feature_names=feature_names, extra_source=extra_source)
+    except RulekitError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as err:
+        raise XGBoostModelError(f"not a valid XGBoost model ({type(err).__name__}: {err})") from None
+
+
+def _model_from_json(doc: Any, *, classes: list | None, best_iteration: int | None,
+                     feature_names: list[str] | None, extra_source: dict | None) -> Model:
     learner = _get(doc, "learner", "")
     param = _get(learner, "learner_model_param", "learner")
     objective = _get(_get(learner, "objective", "learner"), "name", "learner.objective")

@@ -402,3 +402,40 @@ def test_deep_chain_no_recursion():
     xs = np.array([[-1.0], [0.5], [0.50000001], [depth - 0.5], [depth + 1.0], [np.nan], [3.0]])
     want = lgb.Booster(model_str=text).predict(xs)
     assert np.array_equal(model.predict(xs), want)
+
+
+def test_zero_island_copies_drop_tests_the_path_decides():
+    """Two zero-as-missing splits on one feature, both defaulting right: the copy of the inner
+    split under the zero island needs no test at all, the other copy only ``x <= 2``."""
+    text = _one_split_text(1.0, (1 << 2)).replace("split_feature=0 1", "split_feature=0 0") \
+        .replace("threshold=1.0 5", "threshold=1.0 2.0").replace("decision_type=4 2",
+                                                                   "decision_type=4 4")
+    model = parse_model(text)
+    assert model.trees[0].number_of_nodes() == 9  # 19 without dropping decided tests
+    values = ODD + [1.0, 2.0, -1.0, 1.5, 3.0, float(np.nextafter(2.0, 3)), float(np.nextafter(1.0, 0))]
+    X = np.array([[v, 0.0] for v in values])
+    assert np.array_equal(model.predict(X), lgb.Booster(model_str=text).predict(X))
+
+
+def test_corrupted_files_raise_rulekit_errors_only(tmp_path):
+    """Random byte flips, cuts and insertions: a RulekitError or a valid model, never a crash."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"c": pd.Categorical(rng.choice(list("abcd"), 300)), "x": rng.normal(size=300)})
+    est = lgb.LGBMClassifier(n_estimators=2, num_leaves=4, min_data_per_group=5, cat_smooth=1, **KW)
+    good = est.fit(X, rng.integers(0, 3, 300)).booster_.model_to_string().encode()
+    path = tmp_path / "bad.txt"
+    for _ in range(200):
+        b = bytearray(good)
+        i = int(rng.integers(len(b)))
+        kind = i % 3
+        if kind == 0:
+            b[i] = int(rng.choice(list(b"0123456789-.e =:\n[]x")))
+        elif kind == 1:
+            del b[i:]
+        else:
+            del b[i:i + int(rng.integers(1, 30))]
+        path.write_bytes(bytes(b))
+        try:
+            rulekit.from_lightgbm(path)
+        except RulekitError as err:
+            assert "\n" not in str(err)

@@ -383,3 +383,28 @@ def test_ubjson_decoder():
     for bad in (b"[$d#i\x05\x00", b"{i\x01a", b"[i", b"{" + _ubj_str("a") + b"Q}", b"[]]"):
         with pytest.raises(RulekitError):
             ubjson_loads(bad)
+
+
+@pytest.mark.parametrize("suffix", [".json", ".ubj"])
+def test_corrupted_files_raise_rulekit_errors_only(tmp_path, suffix):
+    """Random byte flips, cuts and insertions: a RulekitError or a valid model, never a crash."""
+    X, y = _synthetic(n=200, seed=12)
+    xgb.XGBClassifier(n_jobs=1, n_estimators=2, max_depth=2).fit(X, y).save_model(tmp_path / f"m{suffix}")
+    good = (tmp_path / f"m{suffix}").read_bytes()
+    rng = np.random.default_rng(0)
+    path = tmp_path / f"bad{suffix}"
+    for _ in range(150):
+        b = bytearray(good)
+        i = int(rng.integers(len(b)))
+        kind = i % 3
+        if kind == 0:
+            b[i] = int(rng.integers(256))
+        elif kind == 1:
+            del b[i:]
+        else:
+            del b[i:i + int(rng.integers(1, 30))]
+        path.write_bytes(bytes(b))
+        try:
+            rulekit.from_xgboost(path)
+        except RulekitError as err:
+            assert "\n" not in str(err)
