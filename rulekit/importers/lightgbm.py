@@ -6,7 +6,8 @@ split's missing type says what NaN does: ``None`` -> NaN is 0; ``NaN`` -> NaN fo
 ``default_left``; ``Zero`` -> NaN and zero (``|x| <= 1e-35f``) follow ``default_left``. All of this
 becomes plain ``x <= b`` / ``x < b`` IR splits; a ``Zero`` split whose default side is not the
 side zero falls on needs three IR splits and one extra copy of each child subtree (zero lies in
-an island between the two sides). Categorical splits (decision_type bit 0) send a category whose
+an island between the two sides); tests the path above already decides are left out of the
+copies (measured: 100 trees of 31 leaves, zero_as_missing, 4.8x LightGBM's node count). Categorical splits (decision_type bit 0) send a category whose
 bit is set in ``cat_threshold`` left; NaN, negative values and values beyond ``int`` go right and
 inputs are truncated toward zero, which is exactly how rulekit encodes an integer-domain nominal
 feature. Features that came from pandas ``category`` columns keep their categories as domain.
