@@ -1,0 +1,434 @@
+# ruff: noqa: F821  -- the names it uses (FEATURES, _F, _NOMINAL, tables ...) come from the generated header
+"""Helpers pasted into every generated module (this file is read as text, never imported by it).
+
+Sections are cut out by the ``#: section`` markers below, so a module carries only what it uses.
+"""
+
+#: section common
+
+
+def _num(v, j):
+    """A numeric cell as a float: None, NaN, '' and pandas NA are missing (NaN)."""
+    if v.__class__ is float:
+        return v
+    if v is None:
+        return _NAN
+    if isinstance(v, str) and v == "":
+        return _NAN
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        if type(v).__name__ in ("NAType", "NaTType"):
+            return _NAN
+    raise ValueError(f"feature {FEATURES[j]!r}: {v!r} is not a number")
+
+
+def _code(v, j):
+    """A nominal cell as its code: index in the domain, -1 for an unseen value, -2 for missing."""
+    lookup, int_domain, exact = _NOMINAL[j]
+    if _np is not None and isinstance(v, _np.generic):
+        v = v.item()
+    if v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and v == ""):
+        return -2
+    if type(v).__name__ in ("NAType", "NaTType"):
+        return -2
+    try:
+        code = lookup.get(v)
+    except TypeError:  # unhashable
+        code = None
+    if code is None and not isinstance(v, str):
+        code = lookup.get(str(v))
+    if code is None and int_domain:
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            f = _NAN
+        if f - f == 0.0 and (not exact or f.is_integer()):
+            code = lookup.get(int(f))
+    return -1 if code is None else code
+
+
+def _vec(row):
+    """``row`` (a mapping name -> value, or a sequence in FEATURES order) as a list of floats/codes."""
+    if hasattr(row, "keys"):
+        try:
+            vals = [row[name] for name in FEATURES]
+        except KeyError as err:
+            raise ValueError(f"row has no feature {err.args[0]!r}") from None
+    else:
+        if _np is not None and isinstance(row, _np.ndarray):
+            row = row.tolist()
+        vals = list(row)
+        if len(vals) != _F:
+            raise ValueError(f"row has {len(vals)} values, the model has {_F} features")
+    return [_num(v, j) if _NOMINAL[j] is None else _code(v, j) for j, v in enumerate(vals)]
+
+
+#: section walk
+
+
+def _derive(c, x):
+    """Value of augmented column ``c`` (a derived column or a negated one) for the row ``x``."""
+    neg = c >= _A
+    if neg:
+        c -= _A
+    if c < _F:
+        v = x[c]
+    else:
+        d = _DERIVED[c - _F]
+        if d[0] == "route":
+            v = d[2][x[d[1]] + 2]
+        else:
+            feats, weights = d[1], d[2]
+            v = weights[0] * x[feats[0]]
+            for k in range(1, len(feats)):
+                v = v + weights[k] * x[feats[k]]
+    return -v if neg else v
+
+
+def _walk(i, x):
+    """Follow the binary table from node ``i`` to a leaf; returns the leaf's row in _LVAL."""
+    col, cut, first = _COL, _CUT, _FIRST
+    while True:
+        c = col[i]
+        if c < _F:
+            v = x[c]
+        elif c == _LEAFCOL:
+            return _LEAFNO[i]
+        else:
+            v = _derive(c, x)
+        i = first[i] + (v <= cut[i])
+
+
+#: section finish
+
+
+def _exp(z):
+    """numpy's exp when numpy is there (Model's softmax uses it), else the C library's."""
+    if z > 709.782712893384:
+        return _INF
+    return float(_npexp(z)) if _npexp is not None else _math.exp(z)
+
+
+def _sigmoid(r):
+    """1 / (1 + exp(-r)) with the C library's exp, as the IR (scipy's expit) and the sources do."""
+    z = -r
+    return 1.0 / (1.0 + (_INF if z > 709.782712893384 else _math.exp(z)))
+
+
+def _sum(values):
+    """Sum in numpy's pairwise order (what ``ndarray.sum`` does), so softmax is bit-identical."""
+    n = len(values)
+    if n < 8:
+        s = 0.0
+        for v in values:
+            s += v
+        return s
+    stack, total = [(0, n)], []
+    while stack:  # split like numpy: blocks of at most 128, halves rounded to a multiple of 8
+        lo, hi = stack.pop()
+        m = hi - lo
+        if m > 128:
+            h = m // 2
+            h -= h % 8
+            stack.append((lo + h, hi))
+            stack.append((lo, lo + h))
+            continue
+        if m < 8:
+            s = 0.0
+            for v in values[lo:hi]:
+                s += v
+            total.append(s)
+            continue
+        r = list(values[lo:lo + 8])
+        i = lo + 8
+        end = hi - m % 8
+        while i < end:
+            for k in range(8):
+                r[k] += values[i + k]
+            i += 8
+        s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < hi:
+            s += values[i]
+            i += 1
+        total.append(s)
+    # numpy adds the two halves of each split: rebuild that pairing from the leaf sums
+    return _pair_up(n, total)
+
+
+def _pair_up(n, parts):
+    """Combine block sums in numpy's split tree (explicit stack, left half first)."""
+    out, it = [], iter(parts)
+    stack = [(n, False)]
+    while stack:
+        m, done = stack.pop()
+        if m <= 128 and not done:
+            out.append(next(it))
+            continue
+        if not done:
+            h = m // 2
+            h -= h % 8
+            stack.append((m, True))
+            stack.append((m - h, False))
+            stack.append((h, False))
+            continue
+        b = out.pop()
+        a = out.pop()
+        out.append(a + b)
+    return 0.0 + out[0]
+
+
+def _proba(acc):
+    """Class probabilities from the accumulators, in Model.predict_proba's arithmetic."""
+    if _COMBINE == "sum":
+        if _LINK == "sigmoid":
+            p = _sigmoid(acc[0])
+            return [1.0 - p, p]
+        top = max(acc)
+        e = [_exp(r - top) for r in acc]
+        s = _sum(e)
+        return [v / s for v in e]
+    if _COMBINE == "single":
+        return list(acc)
+    return [v / _NTREES for v in acc]
+
+
+def _label(acc):
+    """The class label from the accumulators (raw scores decide when the source says so)."""
+    if _DECISION is not None:
+        if _LINK == "sigmoid":
+            hit = acc[0] >= 0 if _DECISION == "raw>=0" else acc[0] > 0
+            return CLASSES[1 if hit else 0]
+        return CLASSES[_argmax(acc)]
+    return CLASSES[_argmax(_proba(acc))]
+
+
+def _argmax(values):
+    k, best = 0, values[0]
+    for j in range(1, len(values)):
+        if values[j] > best:
+            k, best = j, values[j]
+    return k
+
+
+#: section table_row
+
+
+def _table_acc(x):
+    """Accumulators of every tree walked through the table (the form for very large models)."""
+    if _COMBINE == "sum":
+        acc = list(_BASE)
+        for t, root in enumerate(_ROOTS):
+            acc[_TOUT[t]] += _LVAL[_walk(root, x)][0]
+        return acc
+    acc = [0.0] * _NOUT
+    for root in _ROOTS:
+        v = _LVAL[_walk(root, x)]
+        for k in range(_NOUT):
+            acc[k] += v[k]
+    return acc
+
+
+#: section batch
+
+
+_TABLES = None
+
+
+def _tables():
+    global _TABLES
+    if _TABLES is None:
+        np = _np
+        nodes = np.asarray(_COL, np.intp), np.asarray(_CUT, np.float64), np.asarray(_FIRST, np.intp)
+        leafno = np.asarray(_LEAFNO, np.intp)
+        lval = np.asarray(_LVAL, np.float64).reshape(len(_LVAL), -1)
+        doms = []
+        for j, nom in enumerate(_NOMINAL):
+            if nom is not None and nom[1]:
+                dom = np.asarray(_DOMAINS[j], np.int64)
+                order = np.argsort(dom)
+                doms.append((dom[order], order))
+            else:
+                doms.append(None)
+        derived = [(d[0], d[1], np.asarray(d[2], np.float64)) if d[0] == "route" else d for d in _DERIVED]
+        _TABLES = nodes, leafno, lval, doms, derived, np.asarray(_ROOTS, np.intp)
+    return _TABLES
+
+
+def _columns(X):
+    """Columns of ``X`` in FEATURES order: by name for data frames and mappings, else by position."""
+    np = _np
+    if hasattr(X, "columns") and not isinstance(X, np.ndarray):
+        names = {str(c): c for c in X.columns}
+        if all(n in names for n in FEATURES):
+            return [np.asarray(X[names[n]]) for n in FEATURES], len(X)
+        if len(names) == _F and all(isinstance(c, int) for c in X.columns):
+            return [np.asarray(X.iloc[:, j]) for j in range(_F)], len(X)
+        missing = next(n for n in FEATURES if n not in names)
+        raise ValueError(f"data has no column {missing!r}")
+    if hasattr(X, "keys"):
+        try:
+            cols = [np.asarray(X[n]) for n in FEATURES]
+        except KeyError as err:
+            raise ValueError(f"data has no column {err.args[0]!r}") from None
+        return cols, (len(cols[0]) if cols else 0)
+    arr = np.asarray(X)
+    if arr.ndim == 1:
+        arr = arr.reshape(1, -1)
+    if arr.ndim != 2 or arr.shape[1] != _F:
+        raise ValueError(f"data must have shape (n, {_F}), got {arr.shape}")
+    return [arr[:, j] for j in range(_F)], arr.shape[0]
+
+
+def _encode(cols, doms):
+    """Numeric columns as float64 (NaN missing); nominal columns as int codes (-1 unseen, -2 missing)."""
+    np = _np
+    out = []
+    for j, col in enumerate(cols):
+        nom = _NOMINAL[j]
+        kind = col.dtype.kind
+        if nom is None:
+            if kind in "fiub":
+                out.append(col.astype(np.float64))
+            else:
+                out.append(np.array([_num(v, j) for v in col.tolist()], np.float64))
+        elif nom[1] and kind in "fiub":  # integer domain, numbers: truncate (or match exactly)
+            x = col.astype(np.float64)
+            codes = np.full(x.shape[0], -1, np.int64)
+            miss = np.isnan(x)
+            with np.errstate(invalid="ignore"):
+                t = np.trunc(x)
+            ok = ~miss & np.isfinite(t) & (np.abs(t) < 2.0 ** 62)
+            if nom[2]:
+                ok &= t == x
+            sorted_dom, order = doms[j]
+            if sorted_dom.size:
+                ti = t[ok].astype(np.int64)
+                pos = np.searchsorted(sorted_dom, ti).clip(0, sorted_dom.size - 1)
+                codes[ok] = np.where(sorted_dom[pos] == ti, order[pos], -1)
+            codes[miss] = -2
+            out.append(codes)
+        else:
+            out.append(np.array([_code(v, j) for v in col.tolist()], np.int64))
+    return out
+
+
+def _augment(enc, derived, lo, hi):
+    """The augmented rows ``lo:hi``: features, derived columns, their negations, NaN."""
+    np = _np
+    A = _A
+    E = np.empty((hi - lo, 2 * A + 1))
+    for j in range(_F):
+        E[:, j] = enc[j][lo:hi]
+    for k, d in enumerate(derived):
+        if d[0] == "route":
+            E[:, _F + k] = d[2][enc[d[1]][lo:hi] + 2]
+        else:
+            feats, weights = d[1], d[2]
+            s = weights[0] * E[:, feats[0]]
+            for i in range(1, len(feats)):
+                s = s + weights[i] * E[:, feats[i]]
+            E[:, _F + k] = s
+    np.negative(E[:, :A], out=E[:, A:2 * A])
+    E[:, 2 * A] = _NAN
+    return E
+
+
+def _apply(E, tables):
+    """Leaf row (in _LVAL) reached by every (row, tree): all trees advance one level per step."""
+    np = _np
+    (col, cut, first), leafno, roots = tables[0], tables[1], tables[5]
+    m, w = E.shape
+    flat = E.ravel()
+    node = np.tile(roots, m)
+    base = np.repeat(np.arange(m, dtype=np.intp) * w, roots.size)
+    idx = np.empty_like(node)
+    v = np.empty(node.size)
+    le = np.empty(node.size, bool)
+    if _DEPTH <= 64:
+        for _ in range(_DEPTH):
+            np.take(col, node, out=idx)
+            idx += base
+            np.take(flat, idx, out=v)
+            np.less_equal(v, cut[node], out=le)
+            node = first[node]
+            node += le
+        return leafno[node].reshape(m, roots.size)
+    done = np.empty_like(node)
+    alive = np.arange(node.size)
+    left = _DEPTH
+    while left > 0 and alive.size:  # deep trees: drop finished rows every 32 steps
+        for _ in range(min(32, left)):
+            v = flat[col[node] + base]
+            node = first[node] + (v <= cut[node])
+        left -= 32
+        done[alive] = node
+        keep = col[node] != _LEAFCOL
+        alive, node, base = alive[keep], node[keep], base[keep]
+    done[alive] = node
+    return leafno[done].reshape(m, roots.size)
+
+
+def _raw_batch(X):
+    """Model.raw_output for ``X`` (chunked; same arithmetic, tree order kept)."""
+    np = _np
+    tables = _tables()
+    cols, n = _columns(X)
+    enc = _encode(cols, tables[3])
+    lval = tables[2]
+    n_trees = len(_ROOTS)
+    raw = np.empty((n, _NOUT))
+    step = max(1, 262144 // n_trees)
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        leaves = _apply(_augment(enc, tables[4], lo, hi), tables)
+        if _COMBINE == "single":
+            raw[lo:hi] = lval[leaves[:, 0]]
+        elif _COMBINE == "average":
+            raw[lo:hi] = np.cumsum(lval[leaves], axis=1)[:, -1] / n_trees
+        elif _COMBINE == "vote":
+            votes = np.argmax(lval, axis=1)[leaves]
+            for k in range(_NOUT):
+                raw[lo:hi, k] = (votes == k).sum(axis=1)
+            raw[lo:hi] /= n_trees
+        else:
+            vals = lval[leaves, 0]
+            for k in range(_NOUT):
+                trees = [t for t in range(n_trees) if _TOUT[t] == k]
+                seq = np.empty((hi - lo, len(trees) + 1))
+                seq[:, 0] = _BASE[k]
+                seq[:, 1:] = vals[:, trees]
+                raw[lo:hi, k] = np.cumsum(seq, axis=1)[:, -1]
+    return raw
+
+
+def _proba_batch(raw):
+    np = _np
+    if _COMBINE != "sum":
+        return raw
+    if _LINK == "sigmoid":
+        p = np.array([_sigmoid(r) for r in raw[:, 0].tolist()], np.float64)
+        return np.column_stack([1.0 - p, p])
+    z = raw - raw.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _labels_batch(raw):
+    np = _np
+    kinds = {type(c) for c in CLASSES}
+    labels = np.asarray(CLASSES, dtype=None if len(kinds) == 1 else object)
+    if _DECISION is not None:
+        if _LINK == "sigmoid":
+            hit = raw[:, 0] >= 0 if _DECISION == "raw>=0" else raw[:, 0] > 0
+            return labels[hit.astype(np.int64)]
+        return labels[np.argmax(raw, axis=1)]
+    return labels[np.argmax(_proba_batch(raw), axis=1)]
+
+
+def _rows(X):
+    """Rows of ``X`` without numpy: a mapping of columns or a sequence of rows."""
+    if hasattr(X, "keys"):
+        cols = [list(X[n]) for n in FEATURES]
+        return [list(r) for r in zip(*cols)]
+    return list(X)

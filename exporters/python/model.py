@@ -1,0 +1,405 @@
+"""A rulekit Model as a standalone Python module: nested ``if`` per row, numpy tables per batch.
+
+Per row, each tree is nested ``if``/``else`` on plain floats (features in locals, scalar
+accumulators) down to ``NEST_LIMIT`` levels; deeper subtrees, and every tree of a model too large
+for inline code, are walked through the binary table (:mod:`.flat`). The numpy batch functions walk
+the same table level by level for all rows and trees at once. Every threshold is the canonical
+float64 boundary from :mod:`rulekit.semantics`, so ``x <= b`` on Python floats equals the source
+model's comparison; sums follow ``Model.raw_output``'s order exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from rulekit.errors import ExportError
+from rulekit.ir.model import Model
+
+from . import flat
+from .text import INDENT, doc, num, nums, runtime, tuple_of, value
+
+NEST_LIMIT = 40  # tree levels written as nested ``if`` (CPython allows 100 indentation levels)
+INLINE_MAX_NODES = 300_000  # above this many nodes in all, per-row code walks the table too
+
+
+def model_to_python(model: Model, *, form: str = "auto") -> str:
+    """Source text of the module. ``form``: "nested", "table" or "auto" (nested unless huge)."""
+    if form not in ("auto", "nested", "table"):
+        raise ExportError(f"unknown form {form!r} (choose auto, nested or table)")
+    sizes = [len(f.domain or ()) for f in model.features]
+    trees = [flat.flatten_tree(g, sizes) for g in model.trees]
+    flat.set_bounds(trees)
+    table = flat.build_table(trees, model.n_features)
+    n_nodes = sum(len(t.kind) for t in trees)
+    if form == "auto":
+        form = "nested" if n_nodes <= INLINE_MAX_NODES else "table"
+    return _Writer(model, trees, table, form).module()
+
+
+class _Writer:
+    def __init__(self, model: Model, trees: list[flat.Tree], table: flat.Table, form: str):
+        self.m = model
+        self.trees = trees
+        self.tab = table
+        self.form = form
+        self.c = model.combiner
+        self.cls = model.task == "classification"
+        self.single = self.c.kind == "single"
+        self.n_out = self.c.n_outputs if self.c.kind == "sum" else model.leaf_value_size
+        kinds = {k for t in trees for k in t.kind}
+        precisions = {th[2] for t in trees for th in t.threshold if th is not None}
+        nominal_used = flat.NOMINAL in kinds
+        # plain floats/ints from a list or tuple compare exactly as is when every test is a float32
+        # one (numpy float32 scalars compare in float32, which then agrees too); else convert
+        self.trusting = not nominal_used and flat.LINEAR not in kinds and precisions <= {"float32"}
+        self.precisions = precisions
+
+    # --- module ------------------------------------------------------------------------------
+    def module(self) -> str:
+        out: list[str] = [self.docstring(), _IMPORTS, self.header(), self.tables()]
+        out.append(runtime("common", "walk", "finish", "table_row", "batch"))
+        out.append(self.row_functions())
+        out.append(self.public())
+        return "\n\n\n".join(out) + "\n"
+
+    def docstring(self) -> str:
+        m, c = self.m, self.c
+        src = ", ".join(f"{k}={v}" for k, v in m.source.items() if isinstance(v, (str, int, float)))
+        n = len(m.trees)
+        what = {"single": "one decision tree",
+                "average": f"{n} trees, their leaf values summed in tree order and divided by {n}",
+                "vote": f"{n} trees, each voting for its leaf's most probable class",
+                "sum": f"{n} boosted trees, scores summed in tree order after the base score"}[c.kind]
+        if c.kind == "sum":
+            what += {"identity": "", "sigmoid": ", then the sigmoid 1/(1+exp(-s))",
+                     "softmax": ", then softmax (maximum subtracted first)"}[c.link]
+        task = (f"classification into {m.n_classes} classes (CLASSES)" if self.cls else "regression")
+        prec = []
+        if "float32" in self.precisions:
+            prec.append("the source compares float32(x) with its threshold (scikit-learn `<=`, "
+                        "XGBoost `<`); each threshold is written as the float64 boundary b for "
+                        "which `x <= b` on a Python float gives the same answer for every value")
+        if "float64" in self.precisions:
+            prec.append("float64 tests (`<=` or `<`) are written as `x <= b` / `x > b` on Python "
+                        "floats, `<` thresholds moved one float64 step down")
+        if not prec:
+            prec.append("the model has no numeric tests")
+        lines = [
+            f"Standalone predictor exported by rulekit: {task}.",
+            "",
+            f"Source: {doc(src) or 'a rulekit model'}; {what}.",
+            "No rulekit import; numpy is optional (used by the *_batch functions).",
+            "",
+            "    predict(row)          -> " + ("class label" if self.cls else "number"),
+        ]
+        if self.cls:
+            lines.append("    predict_proba(row)    -> [probability per class, in CLASSES order]")
+        lines.append("    predict_batch(X)      -> array of predictions (X: 2-D array, data frame or "
+                     "columns by name)")
+        if self.cls:
+            lines.append("    predict_proba_batch(X) -> array (n, len(CLASSES))")
+        lines += [
+            "",
+            "row: a mapping from feature name to value, or a sequence in FEATURES order.",
+            "Missing values: None or NaN (also '' and pandas NA); at every split a missing value",
+            "takes the branch the source model sends it to.",
+            "Comparisons: " + "; ".join(prec) + ".",
+            "Nominal features take their labels; a value outside the domain follows the split's "
+            "'other' branch (else the missing one).",
+            "Results equal the source model's: same labels, probabilities to the last bit or "
+            "within 1e-15 (exp).",
+        ]
+        return '"""' + "\n".join(lines) + '\n"""'
+
+    def header(self) -> str:
+        m = self.m
+        lines = [f"FEATURES = {tuple_of([value(f.name) for f in m.features])}"]
+        if self.cls:
+            lines.append(f"CLASSES = {tuple_of([value(c) for c in m.classes])}")
+        lines.append(f"_F = {m.n_features}")
+        noms, doms = [], []
+        for f in m.features:
+            if f.kind != "nominal":
+                noms.append("None")
+                doms.append("None")
+                continue
+            lookup: dict = {}
+            for i, v in enumerate(f.domain):
+                lookup.setdefault(v, i)
+                lookup.setdefault(str(v), i)
+            int_domain = all(isinstance(v, int) and not isinstance(v, bool) for v in f.domain)
+            exact = getattr(f, "match", None) == "exact"
+            body = ", ".join(f"{value(k)}: {i}" for k, i in lookup.items())
+            noms.append(f"({{{body}}}, {int_domain}, {exact})")
+            doms.append(tuple_of([value(v) for v in f.domain]) if int_domain else "None")
+        lines.append(f"_NOMINAL = {tuple_of(noms)}")
+        lines.append(f"_DOMAINS = {tuple_of(doms)}")
+        c = self.c
+        lines.append(f"_COMBINE = {c.kind!r}")
+        lines.append(f"_LINK = {c.link!r}")
+        lines.append(f"_DECISION = {getattr(c, 'decision', None)!r}")
+        lines.append(f"_NTREES = {num(float(len(m.trees)))}")
+        lines.append(f"_NOUT = {self.n_out}")
+        if c.kind == "sum":
+            lines.append(f"_BASE = {tuple_of([num(b) for b in c.base_score])}")
+            outs = c.tree_output or (0,) * len(m.trees)
+            lines.append(f"_TOUT = ({', '.join(map(str, outs))},)")
+        else:
+            lines.append("_BASE = ()")
+            lines.append("_TOUT = ()")
+        return "\n".join(lines)
+
+    def tables(self) -> str:
+        t = self.tab
+        out = [
+            "# The trees as binary nodes over the augmented row [features, derived, negated, NaN]:",
+            "# next = _FIRST[i] + (v[_COL[i]] <= _CUT[i]); a leaf points at itself (_COL = _LEAFCOL).",
+            f"_A = {t.n_aug}",
+            f"_LEAFCOL = {t.leaf_col}",
+            f"_DEPTH = {t.depth}",
+            f"_ROOTS = ({', '.join(map(str, t.roots))},)",
+            f"_DERIVED = {tuple_of([self._derived(d) for d in t.derived]) if t.derived else '()'}",
+            f"_COL = ({', '.join(map(str, t.col))},)",
+            f"_CUT = ({nums(t.cut)},)",
+            f"_FIRST = ({', '.join(map(str, t.first))},)",
+            f"_LEAFNO = ({', '.join(map(str, t.leafno))},)",
+            "_LVAL = (" + "".join(f"({nums(v)},), " for v in t.leaf_value) + ")",
+        ]
+        if self.cls:
+            labels = self.m.classes
+            out.append("_LLABEL = (" + "".join(f"{value(labels[int(np.argmax(v))])}, "
+                                               for v in t.leaf_value) + ")"
+                       if self.single else "_LLABEL = ()")
+        out.append("_LVOTE = (" + "".join(f"{int(np.argmax(v))}, " for v in t.leaf_value) + ")"
+                   if self.c.kind == "vote" else "_LVOTE = ()")
+        return "\n".join(out)
+
+    @staticmethod
+    def _derived(d: tuple) -> str:
+        if d[0] == "route":
+            return f"('route', {d[1]}, ({', '.join(map(str, d[2]))},))"
+        return f"('linear', {tuple_of([str(f) for f in d[1]])}, {tuple_of([num(w) for w in d[2]])})"
+
+    # --- per row -----------------------------------------------------------------------------
+    def entry(self, ind: int) -> list[str]:
+        """Lines binding ``x``: the row itself when it can be compared as is, else converted."""
+        if self.trusting:
+            return [INDENT[ind] + "x = row",
+                    INDENT[ind] + "c = row.__class__",
+                    INDENT[ind] + f"if (c is not list and c is not tuple) or len(row) != {self.m.n_features}:",
+                    INDENT[ind + 1] + "x = _vec(row)"]
+        return [INDENT[ind] + "x = _vec(row)"]
+
+    def guarded(self, body: list[str]) -> list[str]:
+        """``body`` (indented for 3 levels) retried on a converted row when a cell is not a number."""
+        if not self.trusting:
+            return [line[8:] for line in body]  # no loop, no try: dedent by two levels
+        return (["    while True:", "        try:"] + body
+                + ["        except TypeError:  # None, text ...: convert the row and go again",
+                   "            if x is not row:", "                raise",
+                   "            x = _vec(row)"])
+
+    def row_functions(self) -> str:
+        if self.single and self.form == "nested":
+            return self.single_tree_functions()
+        return self.ensemble_function()
+
+    def single_tree_functions(self) -> str:
+        t, gid = self.trees[0], self.tab.gid[0]
+        access = lambda f: f"x[{f}]"  # noqa: E731
+        out = []
+        variants = [("predict", "label" if self.cls else "value")]
+        if self.cls:
+            variants.append(("predict_proba", "proba"))
+        for name, what in variants:
+            def leaf(i: int, what=what) -> list[str]:
+                v = t.value[i]
+                if what == "label":
+                    return [f"return {value(self.m.classes[int(np.argmax(v))])}"]
+                if what == "proba":
+                    return [f"return [{nums(v)}]"]
+                return [f"return {num(v[0])}"]
+
+            def frontier(i: int, what=what) -> list[str]:
+                leafrow = f"_walk({gid[i]}, x)"
+                if what == "label":
+                    return [f"return _LLABEL[{leafrow}]"]
+                if what == "proba":
+                    return [f"return list(_LVAL[{leafrow}])"]
+                return [f"return _LVAL[{leafrow}][0]"]
+
+            body: list[str] = []
+            emit_tree(t, access, leaf, frontier, 3, NEST_LIMIT, body)
+            doc_line = {"label": "The class label of ``row``.", "value": "The prediction for ``row``.",
+                        "proba": "Class probabilities of ``row``, in CLASSES order."}[what]
+            out.append("\n".join([f"def {name}(row):", f'    """{doc_line}"""'] + self.entry(1)
+                                 + self.guarded(body)))
+        return "\n\n\n".join(out)
+
+    def ensemble_function(self) -> str:
+        body: list[str] = []
+        if self.form == "table":
+            body.append(INDENT[3] + "return _table_acc(x)")
+        else:
+            used = sorted({f for t in self.trees for i, k in enumerate(t.kind)
+                           for f in ((t.feature[i],) if k in (flat.NUMERIC, flat.NOMINAL)
+                                     else t.linear[i][0] if k == flat.LINEAR else ())})
+            for f in used:
+                body.append(INDENT[3] + f"x{f} = x[{f}]")
+            acc = [f"p{k}" for k in range(self.n_out)]
+            if self.c.kind == "sum":
+                for k in range(self.n_out):
+                    body.append(INDENT[3] + f"p{k} = {num(self.c.base_score[k])}")
+            else:
+                body.append(INDENT[3] + " = ".join(acc) + " = 0.0")
+            outs = self.c.tree_output or (0,) * len(self.trees)
+            access = lambda f: f"x{f}"  # noqa: E731
+            for ti, t in enumerate(self.trees):
+                body.append(INDENT[3] + f"# tree {ti}")
+                gid = self.tab.gid[ti]
+                leaf, frontier = self._accumulate(t, gid, outs[ti])
+                emit_tree(t, access, leaf, frontier, 3, NEST_LIMIT, body)
+            body.append(INDENT[3] + f"return [{', '.join(acc)}]")
+        return "\n".join(["def _acc(row):",
+                          '    """Accumulators of ``row`` before the final combination."""']
+                         + self.entry(1) + self.guarded(body))
+
+    def _accumulate(self, t: flat.Tree, gid: list[int], out: int):
+        kind = self.c.kind
+        K = self.n_out
+
+        def leaf(i: int) -> list[str]:
+            v = t.value[i]
+            if kind == "sum":
+                return [f"p{out} += {num(v[0])}"]
+            if kind == "vote":
+                return [f"p{int(np.argmax(v))} += 1.0"]
+            lines = [f"p{k} += {num(v[k])}" for k in range(K) if v[k] != 0.0]
+            return lines or ["pass"]
+
+        def frontier(i: int) -> list[str]:
+            leafrow = f"_walk({gid[i]}, x)"
+            if kind == "sum":
+                return [f"p{out} += _LVAL[{leafrow}][0]"]
+            if kind == "vote":
+                return [f"k = _LVOTE[{leafrow}]"] + [f"p{k} += k == {k}" for k in range(K)]
+            return [f"v = _LVAL[{leafrow}]"] + [f"p{k} += v[{k}]" for k in range(K)]
+
+        return leaf, frontier
+
+    def public(self) -> str:
+        cls = self.cls
+        out = []
+        if not (self.single and self.form == "nested"):
+            if cls:
+                out.append('def predict_proba(row):\n'
+                           '    """Class probabilities of ``row``, in CLASSES order."""\n'
+                           '    return _proba(_acc(row))')
+                out.append('def predict(row):\n'
+                           '    """The class label of ``row``."""\n'
+                           '    return _label(_acc(row))')
+            else:
+                finish = {"single": "a[0]", "average": "a[0] / _NTREES", "sum": "a[0]"}[self.c.kind]
+                out.append('def predict(row):\n'
+                           '    """The prediction for ``row``."""\n'
+                           f'    a = _acc(row)\n    return {finish}')
+        if cls:
+            out.append('def predict_proba_batch(X):\n'
+                       '    """Class probabilities for every row of ``X`` (n, len(CLASSES))."""\n'
+                       '    if _np is None:\n'
+                       '        return [predict_proba(r) for r in _rows(X)]\n'
+                       '    return _proba_batch(_raw_batch(X))')
+            out.append('def predict_batch(X):\n'
+                       '    """The class label of every row of ``X``."""\n'
+                       '    if _np is None:\n'
+                       '        return [predict(r) for r in _rows(X)]\n'
+                       '    return _labels_batch(_raw_batch(X))')
+        else:
+            out.append('def predict_batch(X):\n'
+                       '    """The prediction for every row of ``X``."""\n'
+                       '    if _np is None:\n'
+                       '        return [predict(r) for r in _rows(X)]\n'
+                       '    return _raw_batch(X)[:, 0]')
+        return "\n\n\n".join(out)
+
+
+_IMPORTS = """import math as _math
+
+try:
+    import numpy as _np
+except ImportError:  # numpy is optional: the per-row functions never need it
+    _np = None
+
+_npexp = _np.exp if _np is not None else None
+_NAN = float("nan")
+_INF = float("inf")"""
+
+
+def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], list[str]],
+              frontier: Callable[[int], list[str]], indent: int, limit: int, out: list[str]) -> None:
+    """Append the nested-``if`` code of tree ``t`` (explicit stack; subtrees past ``limit`` levels
+    become ``frontier`` lines, which walk the table)."""
+    stack: list[tuple] = [(0, indent, 0)]
+    kind, kids, bound, missing, feature = t.kind, t.kids, t.bound, t.missing, t.feature
+    while stack:
+        item = stack.pop()
+        if len(item) == 2:  # a literal line
+            out.append(item[0] if item[1] < 0 else INDENT[item[1]] + item[0])
+            continue
+        i, ind, level = item
+        pad = INDENT[ind]
+        k = kind[i]
+        if k == flat.LEAF:
+            out.extend(pad + line for line in leaf(i))
+            continue
+        if level >= limit:
+            out.extend(pad + line for line in frontier(i))
+            continue
+        if k == flat.NOMINAL:
+            _emit_nominal(t, i, access(feature[i]), ind, level, stack, out)
+            continue
+        if k == flat.NUMERIC:
+            x = access(feature[i])
+        else:
+            feats, weights = t.linear[i]
+            x = " + ".join(f"{num(w)} * {access(f)}" for f, w in zip(feats, weights))
+        left, right = kids[i]
+        if missing[i] == 1:  # NaN fails `x <= b`: lands right
+            out.append(f"{pad}if {x} <= {num(bound[i])}:")
+            first, second = left, right
+        else:  # NaN fails `x > b`: lands left
+            out.append(f"{pad}if {x} > {num(bound[i])}:")
+            first, second = right, left
+        stack.append((second, ind + 1, level + 1))
+        stack.append(("else:", ind))
+        stack.append((first, ind + 1, level + 1))
+
+
+def _emit_nominal(t: flat.Tree, i: int, x: str, ind: int, level: int, stack: list, out: list[str]) -> None:
+    """``if x in {codes}: … elif …: … else: …``; the branch with the most codes is the ``else``."""
+    route = t.route[i]
+    kids = t.kids[i]
+    codes: list[list[int]] = [[] for _ in kids]
+    for slot, branch in enumerate(route):
+        codes[branch].append(slot - 2)
+    if len(kids) == 1:
+        stack.append((kids[0], ind, level))
+        return
+    order = sorted(range(len(kids)), key=lambda b: -len(codes[b]))
+    rest, tests = order[0], [b for b in range(len(kids)) if b != order[0]]
+    step = len(kids) - 1
+    items: list[tuple] = []
+    for n, b in enumerate(tests):
+        cs = codes[b]
+        cond = f"{x} == {cs[0]}" if len(cs) == 1 else f"{x} in {{{', '.join(map(str, cs))}}}"
+        if not cs:
+            cond = "False"
+        items.append((("if " if n == 0 else "elif ") + cond + ":", ind))
+        items.append((kids[b], ind + 1, level + step))
+    items.append(("else:", ind))
+    items.append((kids[rest], ind + 1, level + step))
+    first = items.pop(0)
+    out.append(INDENT[first[1]] + first[0])
+    stack.extend(reversed(items))
