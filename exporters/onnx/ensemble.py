@@ -56,8 +56,12 @@ def _node_arrays(forest: Forest, dtype) -> dict[str, np.ndarray]:
     }
 
 
-def emit_v5(gb: GraphBuilder, feed: str, forest: Forest, dtype: np.dtype) -> str:
-    """TreeEnsemble; with W > 1 weights per leaf the whole forest is written W times (target-major)."""
+def emit_v5(gb: GraphBuilder, feed: str, forest: Forest, dtype: np.dtype, *, average: bool = False,
+            out: str | None = None) -> str:
+    """TreeEnsemble; with W > 1 weights per leaf the whole forest is written W times (target-major).
+
+    ``average``: divide the sums by the number of trees inside the operator (only for W == 1,
+    where the operator's tree count is the model's)."""
     a = _node_arrays(forest, dtype)
     weights = forest.leaf_weights()
     leaf_tree = forest.leaf_tree()
@@ -75,7 +79,7 @@ def emit_v5(gb: GraphBuilder, feed: str, forest: Forest, dtype: np.dtype) -> str
 
     true_id, false_id = shift(a["true_id"], a["true_leaf"]), shift(a["false_id"], a["false_leaf"])
     attrs = dict(
-        n_targets=forest.n_targets, aggregate_function=1, post_transform=0,
+        n_targets=forest.n_targets, aggregate_function=0 if average else 1, post_transform=0,
         tree_roots=np.concatenate([roots + q * n for q in range(W)]).tolist(),
         nodes_featureids=tile(a["feature"]).tolist(),
         nodes_modes=numpy_helper.from_array(tile(a["mode"]), "nodes_modes"),
@@ -96,11 +100,13 @@ def emit_v5(gb: GraphBuilder, feed: str, forest: Forest, dtype: np.dtype) -> str
             parts.append(np.nan)
         attrs["membership_values"] = numpy_helper.from_array(np.tile(np.asarray(parts, dtype=dtype), W),
                                                              "membership_values")
-    return gb.op("TreeEnsemble", [feed], domain=ML_DOMAIN, hint="scores", **attrs)
+    return gb.op("TreeEnsemble", [feed], domain=ML_DOMAIN, hint="scores", out=out, **attrs)
 
 
-def emit_v3(gb: GraphBuilder, feed: str, forest: Forest, dtype: np.dtype) -> str:
+def emit_v3(gb: GraphBuilder, feed: str, forest: Forest, dtype: np.dtype, *, average: bool = False,
+            out: str | None = None) -> str:
     """TreeEnsembleRegressor; float mode sums in the operator, double mode gathers leaf weights."""
+    assert not average or forest.width == 1
     leaf_numbers = dtype == np.float64
     a = _node_arrays(forest, dtype)
     feature, mode, split = a["feature"], a["mode"], a["split"]
@@ -170,7 +176,7 @@ def emit_v3(gb: GraphBuilder, feed: str, forest: Forest, dtype: np.dtype) -> str
     mode_names = np.where(modes == 255, "LEAF", np.where(modes == MEMBER, "BRANCH_EQ", "BRANCH_LEQ"))
     attrs = dict(
         n_targets=forest.n_trees if leaf_numbers else forest.n_targets,
-        aggregate_function="SUM", post_transform="NONE",
+        aggregate_function="AVERAGE" if average and not leaf_numbers else "SUM", post_transform="NONE",
         nodes_treeids=cat["tree"].tolist(), nodes_nodeids=cat["node"].tolist(),
         nodes_featureids=cat["feature"].tolist(), nodes_modes=mode_names.tolist(),
         nodes_truenodeids=cat["true"].tolist(), nodes_falsenodeids=cat["false"].tolist(),
@@ -183,18 +189,18 @@ def emit_v3(gb: GraphBuilder, feed: str, forest: Forest, dtype: np.dtype) -> str
         attrs["nodes_values_as_tensor"] = numpy_helper.from_array(cat["value"], "nodes_values")
     else:
         attrs["nodes_values"] = cat["value"].astype(np.float32).tolist()
-    out = gb.name("leaves" if leaf_numbers else "scores")
-    gb.add_node(helper.make_node("TreeEnsembleRegressor", [feed], [out], domain=ML_DOMAIN,
+    result = (out or gb.name("scores")) if not leaf_numbers else gb.name("leaves")
+    gb.add_node(helper.make_node("TreeEnsembleRegressor", [feed], [result], domain=ML_DOMAIN,
                                  name=gb.name("n_TreeEnsembleRegressor"), **attrs))
     if not leaf_numbers:
-        return out
+        return result
     # double mode: leaf numbers -> global leaf rows -> double weights, summed over trees
     table = np.zeros((forest.n_leaves, forest.n_targets))
     rows = np.arange(forest.n_leaves)
     tt = np.asarray(forest.tree_targets, np.int64)[forest.leaf_tree()]
     for q in range(forest.width):
         table[rows, tt[:, q]] = all_weights[:, q]
-    idx = gb.op("Cast", [out], to=7)  # INT64
+    idx = gb.op("Cast", [result], to=7)  # INT64
     idx = gb.op("Add", [idx, gb.const(np.asarray(forest.leaf_start, np.int64), "leaf_start")])
     vals = gb.op("Gather", [gb.const(table, "leaf_table"), idx], axis=0)  # [N, trees, targets]
-    return gb.reduce("ReduceSum", vals, 1, keepdims=0)
+    return gb.reduce("ReduceMean" if average else "ReduceSum", vals, 1, keepdims=0, out=out)

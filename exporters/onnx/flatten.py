@@ -126,29 +126,47 @@ def n_targets(model: Model) -> int:
     return model.n_classes
 
 
+def base_score_trees(model: Model) -> list:
+    """Boosting base scores as one-leaf trees placed first, so the operator's sum starts from them
+    (the evaluator's order: ``raw = base_score``, then each tree added) with no extra Add node."""
+    from rulekit.ir.tree import TreeBuilder  # noqa: PLC0415
+
+    if model.combiner.kind != "sum":
+        return []
+    out = []
+    for k, base in enumerate(model.combiner.base_score):
+        if base == 0.0:
+            continue
+        b = TreeBuilder()
+        b.leaf((float(base),))
+        out.append((b.graph, (k,)))
+    return out
+
+
 def flatten(model: Model) -> Forest:
-    """The model's trees as one :class:`Forest`."""
+    """The model's trees (after any base-score trees) as one :class:`Forest`."""
     sizes = [len(f.domain or ()) for f in model.features]
     nominal = [j for j, f in enumerate(model.features) if f.kind == "nominal"]
-    targets = tree_targets(model)
+    pairs = base_score_trees(model) + list(zip(model.trees, tree_targets(model)))
     forest = Forest(n_features=model.n_features, nominal=nominal, domain_sizes=sizes, linear=[],
-                    n_targets=n_targets(model), width=len(targets[0]))
+                    n_targets=n_targets(model), width=len(pairs[0][1]))
     nominal_column = {j: model.n_features + i for i, j in enumerate(nominal)}
     batch: list = []
     batch_nodes = 0
-    for t, tree in enumerate(model.trees):
-        plain = tree.number_of_nodes() > 1 and not any(k == "nominal" for _, k in tree.nodes(data="kind"))
-        if plain and batch_nodes + tree.number_of_nodes() <= BATCH_NODES:
-            batch.append(tree)
-            batch_nodes += tree.number_of_nodes()
+    for tree, targets in pairs:
+        n = tree.number_of_nodes()
+        plain = n > 1 and not any(k == "nominal" for _, k in tree.nodes(data="kind"))
+        if plain and batch_nodes + n <= BATCH_NODES:
+            batch.append((tree, targets))
+            batch_nodes += n
             continue
         if batch:
-            _add_block(forest, model, batch, sizes, targets, nominal_column)
-        batch, batch_nodes = ([tree], tree.number_of_nodes()) if plain else ([], 0)
+            _add_block(forest, model, batch, sizes, nominal_column)
+        batch, batch_nodes = ([(tree, targets)], n) if plain else ([], 0)
         if not plain:
-            _add_block(forest, model, [tree], sizes, targets, nominal_column)
+            _add_block(forest, model, [(tree, targets)], sizes, nominal_column)
     if batch:
-        _add_block(forest, model, batch, sizes, targets, nominal_column)
+        _add_block(forest, model, batch, sizes, nominal_column)
     return forest
 
 
@@ -231,9 +249,9 @@ def read_trees(trees, domain_sizes: list[int], value_size: int) -> tuple[C.Compi
     return ct, first
 
 
-def _add_block(forest: Forest, model: Model, trees: list, sizes: list[int], targets, nominal_column) -> None:
-    """Append trees (a batch of plain trees, or any single tree) to ``forest``."""
-    t0 = forest.n_trees
+def _add_block(forest: Forest, model: Model, pairs: list, sizes: list[int], nominal_column) -> None:
+    """Append (tree, targets) pairs (a batch of plain trees, or any single tree) to ``forest``."""
+    trees = [tree for tree, _ in pairs]
     ct, first = read_trees(trees, sizes, model.leaf_value_size)
     kind = ct.kind
     n = kind.size
@@ -329,7 +347,7 @@ def _add_block(forest: Forest, model: Model, trees: list, sizes: list[int], targ
     for b in range(len(trees)):
         forest.node_start.append(base_node + int(splits_before[bounds[b]]))
         forest.leaf_start.append(base_leaf + int(leaves_before[bounds[b]]))
-        forest.tree_targets.append(targets[t0 + b])
+        forest.tree_targets.append(pairs[b][1])
     forest.tree_root.extend(int(r) for r in roots)
     forest.n_nodes += cols["feature"].size
     forest.n_leaves += weights.shape[0]

@@ -26,9 +26,25 @@ def label_array(classes: Sequence) -> tuple[np.ndarray, int]:
     return np.asarray([str(c) for c in classes], dtype=object), TensorProto.STRING
 
 
-def label_output(gb: GraphBuilder, classes: Sequence, proba: str, *, out: str = "label") -> int:
-    """Emit ``label = classes[argmax(proba, axis=1)]``; returns the label element type."""
+def is_range(classes: Sequence) -> bool:
+    """True for integer classes 0..K-1: the class index is the label."""
     arr, elem = label_array(classes)
-    idx = gb.op("ArgMax", [proba], axis=1, keepdims=0, select_last_index=0, hint="class_index")
-    gb.op("Gather", [gb.const(arr, "classes"), idx], axis=0, out=out)
+    return elem == TensorProto.INT64 and np.array_equal(arr, np.arange(len(arr)))
+
+
+def label_output(gb: GraphBuilder, classes: Sequence, scores: str | None = None, *,
+                 index: str | None = None, out: str = "label") -> int:
+    """Emit ``label = classes[argmax(scores, axis=1)]`` (or ``classes[index]`` for an int64 [N] class
+    index). Classes ``0..K-1`` are their own index: no Gather. Returns the label element type."""
+    arr, elem = label_array(classes)
+    identity = is_range(classes)
+    if index is None:
+        index = gb.op("ArgMax", [scores], axis=1, keepdims=0, select_last_index=0,
+                      out=out if identity else None, hint="class_index")
+        if identity:
+            return elem
+    elif identity:
+        gb.op("Identity", [index], out=out)
+        return elem
+    gb.op("Gather", [gb.const(arr, "classes"), index], axis=0, out=out)
     return elem

@@ -22,7 +22,7 @@ from rulekit.ir.model import Model
 from .ensemble import emit_v3, emit_v5
 from .flatten import Forest, flatten
 from .graph import GraphBuilder
-from .labels import label_output
+from .labels import is_range, label_output
 from .metadata import model_metadata
 from .size import check_size, estimate_model_bytes
 
@@ -42,8 +42,8 @@ def build(model: Model, *, dtype: np.dtype, opset: int, max_bytes: int) -> "onnx
         derived.append(_oblique_tests(gb, x, forest, dtype))
     if derived:
         feed = gb.op("Concat", [x] + derived, axis=1, hint="columns")
-    sums = (emit_v5 if opset == 5 else emit_v3)(gb, feed, forest, dtype)
-    outputs = _combine(gb, model, sums, dtype, elem)
+    emit = emit_v5 if opset == 5 else emit_v3
+    outputs = _combine(gb, model, forest, lambda **kw: emit(gb, feed, forest, dtype, **kw), dtype, elem)
     doc = (f"rulekit {model!r} exported to ONNX (ai.onnx.ml opset {opset}, {np.dtype(dtype).name} "
            f"input). Input X[:, j] is feature j in the order of metadata 'rulekit.features'.")
     return gb.model(inputs, outputs, name="rulekit_model", doc=doc,
@@ -86,49 +86,59 @@ def _oblique_tests(gb: GraphBuilder, x: str, forest: Forest, dtype) -> str:
     return z if dtype == np.float64 else gb.op("Cast", [z], to=TensorProto.FLOAT)
 
 
-def _combine(gb: GraphBuilder, model: Model, sums: str, dtype, elem) -> list:
+def _combine(gb: GraphBuilder, model: Model, forest: Forest, ensemble, dtype, elem) -> list:
+    """The ensemble operator plus the combiner, with as few nodes as exactness allows.
+
+    Averages: divided inside the operator when each leaf has one weight (sum, then / n_trees), else
+    by an explicit Div. Boosting: base scores are leading one-leaf trees, then Sigmoid or Softmax.
+    Two classes: the operator carries class 1 and ``p0 = 1 - p1``.
+    """
     c = model.combiner
-    if c.kind == "sum":
-        raw = gb.op("Add", [sums, gb.const(np.asarray(c.base_score, dtype), "base_score")], hint="raw")
-    elif c.kind in ("average", "vote"):
-        raw = gb.op("Div", [sums, gb.const(np.asarray(len(model.trees), dtype), "n_trees")], hint="raw")
-    else:
-        raw = sums
+    averaged = c.kind in ("average", "vote")
+    in_op = averaged and forest.width == 1
     if model.task == "regression":
+        raw = ensemble(average=in_op)
+        if averaged and not in_op:
+            raw = gb.op("Div", [raw, gb.const(np.asarray(len(model.trees), dtype), "n_trees")])
         gb.to_vector(raw, out="prediction")
         return [helper.make_tensor_value_info("prediction", elem, ["N"])]
-    if c.kind == "sum" and c.link == "softmax":
-        z = gb.op("Sub", [raw, gb.reduce("ReduceMax", raw, 1)])
-        e = gb.op("Exp", [z])
-        gb.op("Div", [e, gb.reduce("ReduceSum", e, 1)], out="probabilities")
+    label_elem = None
+    if c.kind == "sum":
+        raw = ensemble()
+        if c.link == "softmax":
+            gb.op("Softmax", [raw], axis=1, out="probabilities")
+        else:
+            _two_classes(gb, gb.op("Sigmoid", [raw], hint="p1"), dtype)
+        if c.decision is not None:
+            label_elem = _decision_label(gb, model, c, raw, dtype)
+    elif forest.width == 1:  # two classes: class 1 only
+        _two_classes(gb, ensemble(average=in_op), dtype)
+    elif averaged:
+        gb.op("Div", [ensemble(), gb.const(np.asarray(len(model.trees), dtype), "n_trees")],
+              out="probabilities")
     else:
-        if c.kind == "sum":  # sigmoid, written as the evaluator writes it: 1 / (1 + exp(-raw))
-            one = gb.const(np.asarray(1.0, dtype), "one")
-            p1 = gb.op("Div", [one, gb.op("Add", [one, gb.op("Exp", [gb.op("Neg", [raw])])])], hint="p1")
-        else:
-            p1 = raw
-        if model.n_classes == 2:
-            p0 = gb.op("Sub", [gb.const(np.asarray(1.0, dtype), "one"), p1], hint="p0")
-            gb.op("Concat", [p0, p1], axis=1, out="probabilities")
-        else:
-            gb.op("Identity", [p1], out="probabilities")
-    label_elem = label_output(gb, model.classes, _decision_scores(gb, c, raw, dtype) or "probabilities")
+        ensemble(out="probabilities")
+    if label_elem is None:
+        label_elem = label_output(gb, model.classes, "probabilities")
     return [helper.make_tensor_value_info("label", label_elem, ["N"]),
             helper.make_tensor_value_info("probabilities", elem, ["N", model.n_classes])]
 
 
-def _decision_scores(gb: GraphBuilder, c, raw: str, dtype) -> str | None:
-    """Scores whose argmax is the label when the combiner decides on raw scores (sklearn boosting).
-
-    sigmoid: ``classes[1]`` iff ``raw >= 0`` ("raw>=0") or ``raw > 0`` ("raw>0"), written as
-    ``[not hit, hit]``; softmax: the raw scores themselves.
-    """
-    if c.kind != "sum" or c.decision is None:
-        return None
+def _decision_label(gb: GraphBuilder, model: Model, c, raw: str, dtype) -> int:
+    """The label from raw scores, as scikit-learn's boosting decides: sigmoid ``classes[1]`` iff
+    ``raw >= 0`` ("raw>=0") or ``raw > 0`` ("raw>0"); softmax: argmax of the raw scores."""
     if c.link == "softmax":
-        return raw
+        return label_output(gb, model.classes, raw)
     zero = gb.const(np.zeros((), dtype=dtype), "zero")
-    hit = gb.op("GreaterOrEqual" if c.decision == "raw>=0" else "Greater", [raw, zero])
-    hit = gb.op("Cast", [hit], to=TensorProto.INT64)
-    return gb.op("Concat", [gb.op("Sub", [gb.const(np.ones((1, 1), np.int64), "one"), hit]), hit], axis=1,
-                 hint="decision")
+    hit = gb.to_vector(gb.op("GreaterOrEqual" if c.decision == "raw>=0" else "Greater", [raw, zero]))
+    if is_range(model.classes):
+        gb.op("Cast", [hit], to=TensorProto.INT64, out="label")
+        return TensorProto.INT64
+    return label_output(gb, model.classes, index=gb.op("Cast", [hit], to=TensorProto.INT64))
+
+
+def _two_classes(gb: GraphBuilder, p1: str, dtype) -> None:
+    """probabilities = [1 - p1, p1] in one Gemm: ``p1 @ [[-1, 1]] + [1, 0]`` (each entry is one
+    product and one addition, so it rounds exactly like ``1 - p1``)."""
+    gb.op("Gemm", [p1, gb.const(np.array([[-1.0, 1.0]], dtype), "pm"), gb.const(np.array([1.0, 0.0], dtype), "bias")],
+          out="probabilities")
