@@ -1,0 +1,62 @@
+"""SQL export: a SELECT (or a bare expression) that scores rows inside the database, exactly.
+
+    >>> sql = rulekit.export.to_sql(model, dialect="duckdb", table="customers", key="id", proba=True)
+
+Output columns, in order: the ``key`` column when given, ``prediction``, then with ``proba`` one
+``"proba:<label>"`` column per class in class order. Without ``table``, a bare expression for the
+prediction to paste into one's own query. Dialects (one data file each, see ``dialect.py``):
+sqlite, duckdb, postgres, mysql (MariaDB), spark, bigquery, snowflake, tsql.
+
+Exactness: every threshold test is the canonical float64 test of :mod:`rulekit.semantics` written
+as a 17-digit double literal; NULL follows the source's missing branch; ensembles sum in the
+source's order and apply its link. Size: trees deeper than the dialect's CASE budget go flat below
+it, ensembles are summed in CTE stages, so a 5,000-deep tree or a 1,000-tree forest still runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from rulekit.errors import ExportError
+from rulekit.exporters import register
+from rulekit.exporters.sql import dialect as _dialect
+from rulekit.exporters.sql.dialect import NAMES as DIALECTS
+from rulekit.exporters.sql.dialect import Dialect
+from rulekit.ir.model import Model
+
+_TUNABLE = {"case_depth", "batch"}
+
+
+@register("sql")
+def to_sql(obj: Any, *, dialect: str = "sqlite", table: str | None = None, key: str | None = None,
+           proba: bool = False, **options: Any) -> str:
+    """SQL scoring ``obj`` (a Model or RuleBase) in ``dialect``.
+
+    ``table``: the table to select from (dots separate schema parts); None gives a bare expression.
+    ``key``: a column passed through first. ``proba``: add one probability column per class.
+    Options ``case_depth`` (CASE nesting per tree before going flat) and ``batch`` (trees summed per
+    stage, at most 50) override the dialect's defaults.
+    """
+    from rulekit.exporters.sql.query import build  # noqa: PLC0415
+    from rulekit.rules.base import RuleBase  # noqa: PLC0415
+
+    unknown = set(options) - _TUNABLE
+    if unknown:
+        raise ExportError(f"unknown SQL export option(s): {', '.join(sorted(unknown))}")
+    d = _dialect.get(dialect)
+    if options:
+        for name, value in options.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ExportError(f"SQL export option {name} must be a positive integer, got {value!r}")
+        if options.get("batch", 1) > 50:
+            raise ExportError("SQL export option batch must be at most 50 (engines limit sum depth)")
+        d = dataclasses.replace(d, _cache={}, **options)
+    if not isinstance(obj, (Model, RuleBase)):
+        raise ExportError(f"cannot export a {type(obj).__name__} to SQL (expected a model or a rule base)")
+    if table is not None and not isinstance(table, str):
+        raise ExportError("table must be a name")
+    return build(obj, d, table=table, key=key, proba=bool(proba)) + ("\n" if table is not None else "")
+
+
+__all__ = ["DIALECTS", "Dialect", "to_sql"]

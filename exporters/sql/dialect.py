@@ -1,0 +1,102 @@
+"""What one SQL dialect is: data, not code. Quoting, literals, limits and a few function spellings.
+
+Every dialect module (``sqlite.py``, ``postgres.py`` ...) defines ``DIALECT = Dialect(...)``; the
+generator asks it how to write an identifier, a string, a double, a truncation or a maximum, and how
+deep it may nest CASE. Identifiers and strings are quoted and escaped by sqlglot for that dialect.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from dataclasses import dataclass, field
+
+from rulekit import semantics
+from rulekit.errors import ExportError
+
+NAMES = ("sqlite", "duckdb", "postgres", "mysql", "spark", "bigquery", "snowflake", "tsql")
+ALIASES = {"postgresql": "postgres", "mariadb": "mysql", "sparksql": "spark", "sqlserver": "tsql",
+           "mssql": "tsql"}
+
+DBL_MAX = "1.7976931348623157e308"
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How one engine wants its SQL. Fields are data; the few methods only format with them."""
+
+    name: str
+    sqlglot: str  # sqlglot's name for the dialect (quoting, escaping, parse checks)
+    double: str = "{}"  # template around a 17-digit literal with exponent, typed DOUBLE by the engine
+    case_depth: int = 200  # CASE levels one tree may nest before its lower part goes flat
+    trunc: str = "TRUNC({})"  # truncation toward zero of a double (integer nominal domains)
+    greatest: str | None = "GREATEST"  # n-ary maximum function; None: a VALUES subquery
+    true: str = "TRUE"
+    false: str = "FALSE"
+    stage_suffix: str = ""  # appended to every staged SELECT so the engine does not inline it
+    cte_prefix: str = ""  # written before a staged CTE body, e.g. "MATERIALIZED "
+    case_insensitive: bool = True  # column names match regardless of case (Age = age)
+    max_identifier: int | None = None  # longest identifier (characters) the engine keeps intact
+    string_prefix: str = ""  # e.g. "N" for unicode strings in T-SQL
+    batch: int = 20  # trees (or rules) summed per stage; at most 50
+    correlated_from: bool = True  # a subquery in FROM may use the outer row (bare ensemble form)
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    # --- tokens ------------------------------------------------------------------------------------
+    def ident(self, name: str) -> str:
+        """``name`` quoted (and escaped) as an identifier."""
+        key = ("i", name)
+        out = self._cache.get(key)
+        if out is None:
+            from sqlglot import exp  # noqa: PLC0415
+
+            out = exp.to_identifier(name, quoted=True).sql(dialect=self.sqlglot)
+            self._cache[key] = out
+        return out
+
+    def string(self, text: str) -> str:
+        """``text`` as an escaped string literal."""
+        key = ("s", text)
+        out = self._cache.get(key)
+        if out is None:
+            from sqlglot import exp  # noqa: PLC0415
+
+            out = self.string_prefix + exp.Literal.string(text).sql(dialect=self.sqlglot)
+            self._cache[key] = out
+        return out
+
+    def number(self, x: float) -> str:
+        """A finite double literal that reads back exactly and is typed DOUBLE (never DECIMAL)."""
+        x = float(x)
+        if not math.isfinite(x):
+            raise ExportError(f"cannot write {x!r} as a SQL literal")
+        text = semantics.exact17(x)
+        if text.startswith("-"):
+            return "(" + self.double.format(text) + ")" if self.double != "{}" else "(" + text + ")"
+        return self.double.format(text)
+
+    def integer(self, n: int) -> str:
+        return str(int(n)) if n >= 0 else f"({int(n)})"
+
+    def boolean(self, b: bool) -> str:
+        return self.true if b else self.false
+
+    def max_of(self, args: list[str]) -> str:
+        """The largest of ``args`` (small expressions; NULL never occurs here)."""
+        if len(args) == 1:
+            return args[0]
+        if self.greatest is not None:
+            return f"{self.greatest}({', '.join(args)})"
+        rows = ", ".join(f"({a})" for a in args)
+        return f"(SELECT MAX(v) FROM (VALUES {rows}) AS m(v))"
+
+
+def get(name: str) -> Dialect:
+    """The dialect called ``name`` (or one of its aliases)."""
+    key = ALIASES.get(name.lower(), name.lower()) if isinstance(name, str) else None
+    if key not in NAMES:
+        raise ExportError(f"unknown SQL dialect {name!r} (choose from {', '.join(NAMES)})")
+    return importlib.import_module(f"rulekit.exporters.sql.{key}").DIALECT
+
+
+__all__ = ["DBL_MAX", "Dialect", "NAMES", "get"]

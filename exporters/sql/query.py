@@ -1,0 +1,394 @@
+"""The whole SELECT: units summed in stages, then the source's link and label rule, in its order.
+
+Layout for an ensemble (``WITH`` stages, each computed once per row)::
+
+    s1: key, features, base + t1 + ... + t20 AS a0        (trees in source order, per output)
+    s2: key, features, a0 + t21 + ... + t40 AS a0
+    ...
+    p:  key, a0 / n AS p0, ...                              (link: mean, sigmoid, softmax ...)
+    SELECT key, <argmax of p> AS prediction, p0 AS "proba:..." ... FROM p
+
+Sums keep the source's left-to-right order (float64 addition is not associative), so stages carry
+the running sum instead of adding partial sums. Each stage ends with the dialect's ``stage_suffix``
+so engines that would inline it (SQLite, PostgreSQL, MariaDB) evaluate it once. A single tree or
+first-hit rule list needs no stage: its CASE expressions are the output columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rulekit.errors import ExportError
+from rulekit.exporters.sql import expr
+from rulekit.exporters.sql.dialect import Dialect
+from rulekit.exporters.sql.names import PREDICTION, PROBA_PREFIX, Names
+from rulekit.exporters.sql.trees import Columns
+from rulekit.exporters.sql.units import MatchUnit, RuleListUnit, tree_unit
+from rulekit.ir.model import Model
+
+EXP_LIMIT = 700.0  # |argument| beyond which EXP is clamped (PostgreSQL errors on over/underflow)
+
+
+# --- what to compute ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Spec:
+    """A source reduced to units plus how their outputs combine (mirrors Model / the rule engine)."""
+
+    task: str
+    classes: list | None
+    features: list
+    units: list
+    kind: str  # single | average | vote | sum | rule-vote | rule-sum
+    combiner: object = None
+    weights: list[float] = field(default_factory=list)
+    default: tuple | None = None  # rule-vote / rule-sum: default vector (None: no default)
+    default_cls: int = -1
+    honor_decision: bool = True
+
+
+def model_spec(model: Model, d: Dialect) -> Spec:
+    cols = Columns(model.features, d)
+    units = [tree_unit(t, cols, model.leaf_value_size, d.case_depth) for t in model.trees]
+    c = model.combiner
+    kind = "single" if c.kind == "single" or len(units) == 1 and c.kind == "average" else c.kind
+    return Spec(model.task, model.classes, model.features, units, kind, c)
+
+
+def rules_spec(rb, d: Dialect) -> Spec:
+    from rulekit.rules import engine  # noqa: PLC0415
+    from rulekit.exporters.sql.rules import RuleConditions  # noqa: PLC0415
+
+    engine.validate(rb)
+    out = engine._outcomes(rb)
+    features = list(rb.features)
+    cols = Columns(features, d)
+    conds = RuleConditions(rb, cols)
+    texts = [conds.condition(r.condition) for r in rb.rules]
+    R = len(rb.rules)
+    vec = [tuple(float(v) for v in row) for row in out.vec]
+    cls = [int(c) for c in out.cls]
+    classes = list(out.classes) if rb.task == "classification" else None
+    if rb.combiner is not None:
+        units = [RuleListUnit([texts[i] for i in idx], [vec[i] for i in idx] + [vec[R]],
+                              [cls[i] for i in idx] + [cls[R]]) for _, idx in engine.groups(rb)]
+        c = rb.combiner
+        if c.tree_output is not None and len(c.tree_output) != len(units):
+            raise ExportError(f"the combiner names {len(c.tree_output)} trees but the rules form "
+                              f"{len(units)} groups")
+        return Spec(rb.task, classes, features, units, c.kind, c, honor_decision=False)
+    if rb.semantics == "first-hit":
+        unit = RuleListUnit(texts, vec, cls)
+        return Spec(rb.task, classes, features, [unit], "single")
+    zero = tuple(0.0 for _ in vec[R])
+    units = [MatchUnit(texts[i], [vec[i], zero], [cls[i], -1]) for i in range(R)]
+    kind = "rule-vote" if rb.semantics == "vote" else "rule-sum"
+    return Spec(rb.task, classes, features, units, kind, None, [float(w) for w in out.weight[:R]],
+                default=vec[R] if out.has_default else None, default_cls=cls[R])
+
+
+# --- text helpers --------------------------------------------------------------------------------------
+
+
+def label_texts(d: Dialect, classes: list) -> list[str]:
+    kinds = {type(c) for c in classes}
+    if kinds == {bool}:
+        return [d.boolean(c) for c in classes]
+    if kinds == {int}:
+        return [d.integer(c) for c in classes]
+    if kinds == {float}:
+        return [d.number(c) for c in classes]
+    return [d.string(str(c)) for c in classes]
+
+
+def argmax(values: list[str], labels: list[str]) -> str:
+    """The label of the first largest value (numpy's argmax)."""
+    whens = []
+    for i in range(len(values) - 1):
+        whens.append((expr.join([f"{values[i]} >= {values[j]}" for j in range(i + 1, len(values))], "AND"),
+                      labels[i]))
+    return expr.case(whens, labels[-1])
+
+
+def numpy_sum(terms: list[str]) -> str:
+    """``terms`` summed in numpy's pairwise order (what ``a.sum(axis=1)`` does along a row)."""
+    tasks: list = [("sum", 0, len(terms))]
+    out: list[str] = []
+    while tasks:
+        task = tasks.pop()
+        if task[0] == "join":
+            b, a = out.pop(), out.pop()
+            out.append(f"({a} + {b})")
+            continue
+        _, lo, hi = task
+        n = hi - lo
+        a = terms[lo:hi]
+        if n < 8:
+            out.append("(" + " + ".join(a) + ")" if n > 1 else a[0])
+        elif n <= 128:
+            r = list(a[:8])
+            i = 8
+            while i < n - (n % 8):
+                r = [f"{r[j]} + {a[i + j]}" for j in range(8)]
+                i += 8
+            r = [f"({x})" if " " in x else x for x in r]
+            res = f"(({r[0]} + {r[1]}) + ({r[2]} + {r[3]})) + (({r[4]} + {r[5]}) + ({r[6]} + {r[7]}))"
+            rest = a[i:]
+            out.append("(" + " + ".join([f"({res})"] + rest) + ")")
+        else:
+            n2 = n // 2
+            n2 -= n2 % 8
+            tasks += [("join",), ("sum", lo + n2, hi), ("sum", lo, lo + n2)]
+    return out[0]
+
+
+def clamp(d: Dialect, col: str, limit: float = EXP_LIMIT) -> str:
+    lo, hi = d.number(-limit), d.number(limit)
+    return f"CASE WHEN {col} < {lo} THEN {lo} WHEN {col} > {hi} THEN {hi} ELSE {col} END"
+
+
+# --- stages ----------------------------------------------------------------------------------------------
+
+
+class Builder:
+    """Collects stages as CTEs over the table, or as nested derived tables for a bare expression."""
+
+    def __init__(self, d: Dialect, names: Names, carry: list[str]):
+        self.d = d
+        self.names = names
+        self.carry = carry
+        self.stages: list[tuple[str, str]] = []
+        self.bare = names.table is None
+        self.prev = names.table
+
+    def stage(self, items: list[str], *, features: bool) -> None:
+        name = self.names.internal(f"s{len(self.stages) + 1}")
+        if self.bare:
+            body = "SELECT " + ", ".join(items)
+            if self.stages:
+                body += f" FROM ({self.stages[-1][1]}) AS {self.stages[-1][0]}"
+        else:
+            cols = (self.carry if features else ([self.names.key] if self.names.key else [])) + items
+            body = f"SELECT {', '.join(cols)} FROM {self.prev}{self.d.stage_suffix}"
+        self.stages.append((name, body))
+        self.prev = name
+
+    def select(self, items: list[str]) -> str:
+        if self.bare:
+            if not self.stages:
+                return items[0]
+            last = self.stages[-1]
+            return f"(SELECT {items[0]} FROM ({last[1]}) AS {last[0]})"
+        cols = ([self.names.key] if self.names.key else []) + items
+        head = ""
+        if self.stages:
+            head = "WITH " + ",\n".join(f"{n} AS {self.d.cte_prefix}({b})" for n, b in self.stages) + "\n"
+        return f"{head}SELECT {', '.join(cols)}\nFROM {self.prev}"
+
+
+# --- assembly ------------------------------------------------------------------------------------------------
+
+
+def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -> str:
+    spec = model_spec(obj, d) if isinstance(obj, Model) else rules_spec(obj, d)
+    if proba and spec.task != "classification":
+        raise ExportError("--proba needs a classifier; this source is a regression")
+    if table is None and key is not None:
+        raise ExportError("a key column needs a table (--table)")
+    classes = spec.classes or []
+    outputs = [PREDICTION] + ([f"{PROBA_PREFIX}{c}" for c in classes] if proba else [])
+    names = Names(d, [f.name for f in spec.features], key=key, table=table, outputs=outputs)
+    if table is None and proba:
+        raise ExportError("the bare expression form gives the prediction only; pass a table for --proba")
+    carry = ([names.key] if names.key else []) + [
+        d.ident(f.name) for f in spec.features if not (names.key_is_feature and f.name == key)]
+    b = Builder(d, names, carry)
+    labels = label_texts(d, classes) if spec.task == "classification" else []
+    if spec.kind == "single":
+        pred, probs = _single(spec, d, labels, proba)
+    else:
+        if b.bare and not d.correlated_from and spec.task == "classification":
+            raise ExportError(f"{d.name} cannot score an ensemble classifier in a bare expression "
+                              f"(no correlated subqueries in FROM); pass a table (--table)")
+        pred, probs = _ensemble(spec, d, b, names, labels, proba)
+    items = [f"{pred} AS {names.outputs[0]}"] + [f"{p} AS {n}" for p, n in zip(probs, names.outputs[1:])]
+    if b.bare:
+        return b.select([pred])
+    return b.select(items)
+
+
+def _single(spec: Spec, d: Dialect, labels: list[str], proba: bool) -> tuple[str, list[str]]:
+    unit = spec.units[0]
+    if spec.task == "regression":
+        return unit.render([d.number(v[0]) for v in unit.vec]), []
+    pred = unit.render([labels[c] if c >= 0 else "NULL" for c in unit.cls])
+    probs = []
+    if proba:
+        for k in range(len(labels)):
+            probs.append(unit.render([d.number(v[k]) if c >= 0 else "NULL" for v, c in zip(unit.vec, unit.cls)]))
+    return pred, probs
+
+
+def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, init: list[str | None],
+                terms: Callable[[int, object], list[tuple[int, str]]]) -> list[str]:
+    """Stages summing every unit's contributions into ``width`` accumulators, in unit order.
+
+    ``terms(i, unit)`` gives (accumulator, SQL term) pairs for unit ``i``."""
+    acc = [names.internal(f"a{k}") for k in range(width)]
+    step = max(1, min(50, d.batch))
+    n = len(spec.units)
+    for start in range(0, n, step):
+        per: list[list[str]] = [[] for _ in range(width)]
+        for i in range(start, min(n, start + step)):
+            for k, t in terms(i, spec.units[i]):
+                per[k].append(t)
+        items = []
+        for k in range(width):
+            if start == 0:
+                parts = ([init[k]] if init[k] is not None else []) + per[k]
+                items.append(f"{expr.sum_terms(parts or [d.number(0.0)])} AS {acc[k]}")
+            elif per[k]:
+                items.append(f"{expr.sum_terms([acc[k]] + per[k])} AS {acc[k]}")
+            else:
+                items.append(acc[k])
+        b.stage(items, features=start + step < n)
+    return acc
+
+
+def _ensemble(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str],
+              proba: bool) -> tuple[str, list[str]]:
+    kind = spec.kind
+    K = len(labels)
+    num = d.number
+    if kind in ("average", "vote"):
+        width = K if spec.task == "classification" else 1
+        if kind == "vote":
+            def terms(i, u):
+                votes = [int(np.argmax(v)) for v in u.vec]  # each tree votes for its argmax class
+                return [(k, u.render([num(1.0 if c == k else 0.0) for c in votes])) for k in range(width)]
+        else:
+            def terms(i, u):
+                return [(k, u.render([num(v[k]) for v in u.vec])) for k in range(width)]
+        acc = _accumulate(spec, d, b, names, width, [None] * width, terms)
+        n = num(float(len(spec.units)))
+        if spec.task == "regression":
+            return f"{acc[0]} / {n}", []
+        p = [names.internal(f"p{k}") for k in range(K)]
+        b.stage([f"{a} / {n} AS {pk}" for a, pk in zip(acc, p)], features=False)
+        return argmax(p, labels), p if proba else []
+    if kind == "sum":
+        c = spec.combiner
+        width = c.n_outputs
+        outs = c.tree_output or (0,) * len(spec.units)
+
+        def terms(i, u):
+            return [(outs[i], u.render([num(v[0]) for v in u.vec]))]
+
+        acc = _accumulate(spec, d, b, names, width, [num(x) for x in c.base_score], terms)
+        if spec.task == "regression":
+            return acc[0], []
+        decision = c.decision if spec.honor_decision else None
+        if c.link == "sigmoid":
+            a = acc[0]
+            p1 = names.internal("p1")
+            lo, hi = num(-EXP_LIMIT), num(EXP_LIMIT)
+            sig = (f"CASE WHEN {a} < {lo} THEN {num(0.0)} WHEN {a} > {hi} THEN {num(1.0)} "
+                   f"ELSE {num(1.0)} / ({num(1.0)} + EXP(-{a})) END")
+            b.stage([a, f"{sig} AS {p1}"], features=False)
+            p0 = f"{num(1.0)} - {p1}"
+            if decision == "raw>=0":
+                pred = expr.case([(f"{a} >= {num(0.0)}", labels[1])], labels[0])
+            elif decision == "raw>0":
+                pred = expr.case([(f"{a} > {num(0.0)}", labels[1])], labels[0])
+            else:
+                pred = expr.case([(f"{p0} >= {p1}", labels[0])], labels[1])
+            return pred, [p0, p1] if proba else []
+        # softmax
+        m = names.internal("m")
+        b.stage(acc + [f"{d.max_of(acc)} AS {m}"], features=False)
+        e = [names.internal(f"e{k}") for k in range(K)]
+        b.stage(acc + [f"EXP({clamp(d, f'{a} - {m}')}) AS {ek}" for a, ek in zip(acc, e)], features=False)
+        s = names.internal("sum")
+        b.stage(acc + e + [f"{numpy_sum(e)} AS {s}"], features=False)
+        p = [names.internal(f"p{k}") for k in range(K)]
+        b.stage(acc + [f"{ek} / {s} AS {pk}" for ek, pk in zip(e, p)], features=False)
+        pred = argmax(acc if decision is not None else p, labels)
+        return pred, p if proba else []
+    if kind == "rule-vote":
+        return _rule_vote(spec, d, b, names, labels, proba)
+    if kind == "rule-sum":
+        return _rule_sum(spec, d, b, names, labels, proba)
+    raise ExportError(f"cannot export a {kind!r} combiner to SQL")
+
+
+def _rule_vote(spec, d, b, names, labels, proba):
+    num = d.number
+    w = spec.weights
+    need_count = any(not x > 0 for x in w)
+    if spec.task == "regression":
+        width = 3 if need_count else 2  # weighted values, weights, matches
+
+        def terms(i, u):
+            out = [(0, u.render([num(w[i] * u.vec[0][0]), num(0.0)])), (1, u.render([num(w[i]), num(0.0)]))]
+            if need_count:
+                out.append((2, u.render([num(1.0), num(0.0)])))
+            return out
+
+        acc = _accumulate(spec, d, b, names, width, [None] * width, terms)
+        none = f"{acc[2]} = {num(0.0)}" if need_count else f"{acc[1]} = {num(0.0)}"
+        default = num(spec.default[0]) if spec.default is not None else num(0.0)
+        value = expr.case([(none, default), (f"{acc[1]} = {num(0.0)}", "NULL")], f"{acc[0]} / {acc[1]}")
+        return value, []
+    K = len(labels)
+    width = K + (1 if need_count else 0)
+
+    def terms(i, u):
+        out = [(u.cls[0], u.render([num(w[i]), num(0.0)]))]
+        if need_count:
+            out.append((K, u.render([num(1.0), num(0.0)])))
+        return out
+
+    acc = _accumulate(spec, d, b, names, width, [num(0.0)] * width, terms)
+    votes = acc[:K]
+    tot = names.internal("tot")
+    b.stage(acc + [f"{numpy_sum(votes)} AS {tot}"], features=False)
+    none = f"{acc[K]} = {num(0.0)}" if need_count else f"{tot} = {num(0.0)}"
+    dflt_label = labels[spec.default_cls] if spec.default_cls >= 0 else "NULL"
+    pred = expr.case([(none, dflt_label)], argmax(votes, labels))
+    probs = []
+    if proba:
+        for k in range(K):
+            dv = num(spec.default[k]) if spec.default is not None and spec.default_cls >= 0 else "NULL"
+            probs.append(expr.case([(none, dv), (f"{tot} > {num(0.0)}", f"{votes[k]} / {tot}")], num(0.0)))
+    return pred, probs
+
+
+def _rule_sum(spec, d, b, names, labels, proba):
+    num = d.number
+    w = spec.weights
+    width = len(spec.default) if spec.default is not None else max(1, len(labels))
+    base = spec.default if spec.default is not None else (0.0,) * width
+
+    def terms(i, u):
+        out = []
+        for k in range(width):
+            v = w[i] * u.vec[0][k]
+            if v != 0.0:
+                out.append((k, u.render([num(v), num(0.0)])))
+        return out
+
+    acc = _accumulate(spec, d, b, names, width, [num(x) for x in base], terms)
+    if spec.task == "regression":
+        return acc[0], []
+    s = names.internal("tot")
+    b.stage(acc + [f"{numpy_sum(acc)} AS {s}"], features=False)
+    pred = argmax(acc, labels)
+    probs = [expr.case([(f"{s} > {num(0.0)}", f"{a} / {s}")], num(0.0)) for a in acc] if proba else []
+    return pred, probs
+
+
+__all__ = ["build", "model_spec", "rules_spec"]

@@ -1,0 +1,7 @@
+"""Snowflake: doubles cast to FLOAT (64-bit); quoted identifiers are case-sensitive; no correlated
+derived tables."""
+
+from rulekit.exporters.sql.dialect import Dialect
+
+DIALECT = Dialect(name="snowflake", sqlglot="snowflake", double="{}::FLOAT", case_depth=50,
+                  case_insensitive=False, max_identifier=255, batch=20, correlated_from=False)
