@@ -15,7 +15,6 @@ import numpy as np
 
 from rulekit.errors import RulekitError
 from rulekit.ir.model import Combiner, Feature, Model
-from rulekit.ir.tree import TreeBuilder
 
 _TREE_LEAF = -1
 
@@ -39,37 +38,43 @@ def tree_graph(tree_: Any, *, classifier: bool, scale: float | None = None,
     gradient boosting adds. ``nan_right`` sends NaN right on every split, ignoring
     ``missing_go_to_left`` (what gradient boosting's ``predict_stages`` does).
     """
-    b = TreeBuilder()
+    import networkx as nx
+
     left, right = tree_.children_left, tree_.children_right
-    feature, threshold = tree_.feature, tree_.threshold
-    value = tree_.value
-    n_samples = tree_.weighted_n_node_samples
-    impurity = tree_.impurity
+    n = tree_.node_count
+    is_leaf = left == _TREE_LEAF
+    n_samples = tree_.weighted_n_node_samples.tolist()
+    impurity = tree_.impurity.tolist()
+    if classifier:
+        v = tree_.value[:, 0, :]
+        total = v.sum(axis=1)  # predict_proba renormalises each row, exactly like this
+        values = np.where(total[:, None] > 0, v / np.where(total > 0, total, 1.0)[:, None], v).tolist()
+    else:
+        v = tree_.value[:, 0, 0].astype(np.float64)
+        if scale is not None:
+            v = v * scale
+        if double:
+            v = v * 2.0
+        values = v[:, None].tolist()
     mgl = getattr(tree_, "missing_go_to_left", None)
-    for i in range(tree_.node_count):
-        extra = {"n_samples": float(n_samples[i]), "impurity": float(impurity[i])}
-        if left[i] == _TREE_LEAF:
-            if classifier:
-                v = value[i, 0]
-                total = v.sum()  # predict_proba renormalises each row, exactly like this
-                probs = v / total if total > 0 else v
-                b.leaf(tuple(float(p) for p in probs), **extra)
-            else:
-                v = float(value[i, 0, 0])
-                if scale is not None:
-                    v = v * scale
-                if double:
-                    v = v * 2.0
-                b.leaf((v,), **extra)
-        else:
-            missing = 0 if (mgl is not None and mgl[i] and not nan_right) else 1
-            b.numeric(int(feature[i]), float(threshold[i]), op="<=", precision="float32",
-                      missing=missing, **extra)
-    for i in range(tree_.node_count):
-        if left[i] != _TREE_LEAF:
-            b.connect(i, int(left[i]), 0)
-            b.connect(i, int(right[i]), 1)
-    return b.graph
+    if mgl is None or nan_right:
+        missing = np.ones(n, np.int64)
+    else:
+        missing = np.where(np.asarray(mgl, dtype=bool), 0, 1)
+    feature, threshold, missing = tree_.feature.tolist(), tree_.threshold.tolist(), missing.tolist()
+    leaf = is_leaf.tolist()
+    g = nx.DiGraph(root=0)
+    g.add_nodes_from(
+        (i, {"kind": "leaf", "value": tuple(values[i]), "n_samples": n_samples[i], "impurity": impurity[i]})
+        if leaf[i] else
+        (i, {"kind": "numeric", "feature": feature[i], "threshold": threshold[i], "op": "<=",
+             "precision": "float32", "missing": missing[i], "n_samples": n_samples[i],
+             "impurity": impurity[i]})
+        for i in range(n))
+    inner = np.flatnonzero(~is_leaf).tolist()
+    lt, rt = left.tolist(), right.tolist()
+    g.add_edges_from([(i, lt[i], {"branch": 0}) for i in inner] + [(i, rt[i], {"branch": 1}) for i in inner])
+    return g
 
 
 def _check_fitted(est: Any) -> None:

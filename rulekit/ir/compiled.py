@@ -13,7 +13,7 @@ import networkx as nx
 import numpy as np
 
 from rulekit import semantics
-from rulekit.ir.tree import children_by_branch, iter_preorder
+from rulekit.ir.tree import iter_preorder
 
 LEAF, NUMERIC, NOMINAL, LINEAR = 0, 1, 2, 3
 _KIND_CODE = {"leaf": LEAF, "numeric": NUMERIC, "nominal": NOMINAL, "linear": LINEAR}
@@ -38,48 +38,73 @@ class CompiledTree:
 
 
 def compile_tree(tree: nx.DiGraph, domain_sizes: list[int], value_size: int) -> CompiledTree:
-    order = list(iter_preorder(tree))
-    index = {node: i for i, node in enumerate(order)}
-    n = len(order)
+    """Flatten ``tree`` into arrays (root at index 0), in a few passes over nodes and edges."""
+    root = tree.graph["root"]
+    n = tree.number_of_nodes()
+    if root == 0 and all(isinstance(v, int) and 0 <= v < n for v in tree.nodes):
+        order = list(range(n))  # importers number nodes 0..n-1 from the root: keep their ids
+        index = None
+    else:
+        order = list(iter_preorder(tree))
+        index = {node: i for i, node in enumerate(order)}
+    pos = (lambda v: v) if index is None else index.__getitem__
     kind = np.zeros(n, np.int8)
     feature = np.full(n, -1, np.int64)
-    bound = np.zeros(n)
-    left = np.zeros(n, np.int64)
-    right = np.zeros(n, np.int64)
-    missing = np.zeros(n, np.int64)
+    threshold = np.zeros(n)
+    groups: dict[tuple[str, str], list[int]] = {}
     value = np.zeros((n, value_size))
-    nominal: dict[int, np.ndarray] = {}
+    miss_branch = np.zeros(n, np.int64)
     linear: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-    for i, node in enumerate(order):
-        a = tree.nodes[node]
+    for node, a in tree.nodes(data=True):
+        i = pos(node)
         k = _KIND_CODE[a["kind"]]
         kind[i] = k
         if k == LEAF:
             value[i] = a["value"]
             continue
-        kids = [index[c] for c in children_by_branch(tree, node)]
-        missing[i] = kids[a["missing"]]
-        if k in (NUMERIC, LINEAR):
-            left[i], right[i] = kids
-            bound[i] = semantics.boundary(a["op"], a["threshold"], a["precision"])
-            if k == NUMERIC:
-                feature[i] = a["feature"]
-            else:
-                linear[i] = (np.asarray(a["features"], np.int64), np.asarray(a["weights"]))
+        miss_branch[i] = a["missing"]
+        if k == NOMINAL:
+            feature[i] = a["feature"]
             continue
-        feature[i] = a["feature"]
-        size = domain_sizes[a["feature"]]
-        table = np.full(size + 1, -1, np.int64)
-        for child, data in tree.succ[node].items():
-            vals = data.get("values")
-            if vals is None:
-                table[table == -1] = index[child]
-            else:
-                for code in vals:
-                    table[code] = index[child]
-        # values routed nowhere (no "other" branch): follow the missing branch
-        table[table == -1] = missing[i]
-        nominal[i] = table
+        threshold[i] = a["threshold"]
+        groups.setdefault((a["op"], a["precision"]), []).append(i)
+        if k == NUMERIC:
+            feature[i] = a["feature"]
+        else:
+            linear[i] = (np.asarray(a["features"], np.int64), np.asarray(a["weights"]))
+    bound = np.zeros(n)
+    for (op, precision), idx in groups.items():
+        bound[idx] = semantics.boundary_array(op, threshold[idx], precision)
+    left = np.zeros(n, np.int64)
+    right = np.zeros(n, np.int64)
+    kids: dict[int, dict[int, int]] = {}
+    nominal_edges: list[tuple[int, int, tuple | None]] = []
+    for u, v, d in tree.edges(data=True):
+        iu, iv = pos(u), pos(v)
+        b = d["branch"]
+        kids.setdefault(iu, {})[b] = iv
+        if b == 0:
+            left[iu] = iv
+        elif b == 1:
+            right[iu] = iv
+        if kind[iu] == NOMINAL:
+            nominal_edges.append((iu, iv, d.get("values")))
+    missing = np.zeros(n, np.int64)
+    for iu, by_branch in kids.items():
+        missing[iu] = by_branch[int(miss_branch[iu])]
+    nominal: dict[int, np.ndarray] = {}
+    others: dict[int, int] = {}
+    for iu, iv, vals in nominal_edges:
+        table = nominal.get(iu)
+        if table is None:
+            table = nominal[iu] = np.full(domain_sizes[feature[iu]] + 1, -1, np.int64)
+        if vals is None:
+            others[iu] = iv
+        else:
+            table[list(vals)] = iv
+    for iu, table in nominal.items():
+        # codes routed by no edge: the "other" edge, else the missing branch
+        table[table == -1] = others.get(iu, missing[iu])
     return CompiledTree(kind, feature, bound, left, right, missing, value, nominal, linear,
                         np.asarray(order, dtype=np.int64))
 
