@@ -1,9 +1,212 @@
-"""`rulekit fit` (not built yet: issue #3)."""
+"""`rulekit fit`: learn a tree or an ensemble from a CSV (or Parquet) file and write the model JSON.
+
+Column kinds: a column is numeric when every non-empty cell parses as a number, otherwise nominal
+(its domain: the sorted distinct values). An empty cell is missing. ``--task`` defaults to
+classification when the target column is not numeric, or when it holds whole numbers only with at
+most 20 distinct values (labels are then those integers); otherwise regression. Rows whose target is
+empty are left out (with a note on stderr).
+"""
 
 from __future__ import annotations
 
-from rulekit.errors import NotBuiltError
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rulekit.errors import DataError, RulekitError
+from rulekit.fileio import write_atomic
+from rulekit.ir.data import read_csv
+
+MAX_CLASSES_FOR_INTEGER_TARGET = 20
 
 
-def run(*args, **kwargs) -> int:
-    raise NotBuiltError("'rulekit fit' is not built yet (issue #3)")
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_table(path: Path) -> dict[str, list[Any]]:
+    """Columns of strings with None for missing (CSV), or of Python values (Parquet)."""
+    if not path.exists():
+        raise RulekitError(f"{path}: no such file")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        try:
+            import pandas as pd  # noqa: PLC0415
+
+            frame = pd.read_parquet(path)
+        except ImportError as err:
+            raise RulekitError(f"{path}: reading Parquet needs pyarrow ({err})") from None
+        except Exception as err:  # noqa: BLE001 - any reader failure is the user's file
+            raise RulekitError(f"{path}: cannot read Parquet ({err})") from None
+        return {str(c): [None if _missing(v) else v for v in frame[c].tolist()] for c in frame.columns}
+    cols = read_csv(path)
+    return {name: [v if v != "" else None for v in values] for name, values in cols.items()}
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and v == "")
+
+
+def _numeric(values: list[Any]) -> bool:
+    present = [v for v in values if v is not None]
+    return all((isinstance(v, (int, float)) and not isinstance(v, bool)) or
+               (isinstance(v, str) and _is_number(v)) for v in present)
+
+
+def frame_of(columns: dict[str, list[Any]]):
+    """A pandas frame: numeric columns as float64 (NaN missing), the others as text (None missing)."""
+    import pandas as pd  # noqa: PLC0415
+
+    data = {}
+    for name, values in columns.items():
+        if _numeric(values):
+            data[name] = np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+        else:
+            data[name] = pd.Series([None if v is None else str(v) for v in values], dtype=object)
+    return pd.DataFrame(data)
+
+
+def infer_task(values: list[Any]) -> str:
+    """classification for text targets and for whole numbers with few distinct values."""
+    present = [v for v in values if v is not None]
+    if not _numeric(present):
+        return "classification"
+    nums = [float(v) for v in present]
+    if all(math.isfinite(x) and x == int(x) for x in nums) and len(set(nums)) <= MAX_CLASSES_FOR_INTEGER_TARGET:
+        return "classification"
+    return "regression"
+
+
+def _target(values: list[Any], task: str) -> np.ndarray:
+    if task == "regression":
+        if not _numeric(values):
+            raise DataError("regression needs a numeric target column")
+        return np.array([float(v) for v in values], dtype=np.float64)
+    if _numeric(values):
+        nums = [float(v) for v in values]
+        if all(math.isfinite(x) and x == int(x) for x in nums):
+            return np.array([int(x) for x in nums], dtype=np.int64)
+        return np.array(nums, dtype=np.float64)
+    return np.array([str(v) for v in values], dtype=object)
+
+
+def _split(path: Path, target: str, task: str | None):
+    columns = _read_table(path)
+    if target not in columns:
+        raise DataError(f"{path}: no column {target!r} (columns: {', '.join(columns)})")
+    y_raw = columns.pop(target)
+    if not columns:
+        raise DataError(f"{path}: no feature columns besides the target {target!r}")
+    keep = [i for i, v in enumerate(y_raw) if v is not None]
+    if not keep:
+        raise DataError(f"{path}: the target column {target!r} is empty")
+    dropped = len(y_raw) - len(keep)
+    if dropped:
+        print(f"rulekit: note: {dropped} row(s) without a {target!r} value left out", file=sys.stderr)
+        columns = {k: [v[i] for i in keep] for k, v in columns.items()}
+        y_raw = [y_raw[i] for i in keep]
+    task = task or infer_task(y_raw)
+    import pandas as pd  # noqa: PLC0415
+
+    return frame_of(columns), pd.Series(_target(y_raw, task), name=target), task
+
+
+def make_estimator(*, algorithm: str, task: str, criterion: str | None, max_depth: int | None,
+                   min_samples_leaf: int, prune: str, ensemble: str | None, n_trees: int, seed: int):
+    """The learner for the command-line options (raises RulekitError for impossible combinations)."""
+    from rulekit import learners as L  # noqa: PLC0415
+
+    crit = None if criterion is None else criterion.replace("-", "_")
+    if crit == "squared_error":
+        crit = "mse"
+    classification = task == "classification"
+    if algorithm in ("id3", "c45") and not classification:
+        raise RulekitError(f"{algorithm} learns classification trees; use --algorithm cart for regression")
+    if crit is not None:
+        allowed = ("gini", "entropy", "gain_ratio") if classification else ("mse", "sdr")
+        if crit not in allowed:
+            raise RulekitError(f"--criterion {criterion} does not fit a {task} task "
+                               f"(use {', '.join(a.replace('_', '-') for a in allowed)})")
+    if min_samples_leaf < 1:
+        raise RulekitError("--min-samples-leaf must be at least 1")
+    if max_depth is not None and max_depth < 0:
+        raise RulekitError("--max-depth must be at least 0")
+    if ensemble is not None:
+        if prune != "none":
+            raise RulekitError("ensembles are not pruned: drop --prune")
+        if n_trees < 1:
+            raise RulekitError("--n-trees must be at least 1")
+        kind = {"bagging": "Bagging", "random-forest": "RandomForest", "extra-trees": "ExtraTrees"}[ensemble]
+        cls = getattr(L, kind + ("Classifier" if classification else "Regressor"))
+        return cls(n_estimators=n_trees, algorithm=algorithm, criterion=crit, max_depth=max_depth,
+                   min_samples_leaf=min_samples_leaf, random_state=seed)
+    if prune == "pessimistic" and not classification:
+        raise RulekitError("--prune pessimistic needs a classification task")
+    params: dict[str, Any] = dict(max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+                                  prune=None if prune == "none" else prune, random_state=seed)
+    if crit is not None:
+        params["criterion"] = crit
+    if algorithm == "id3":
+        return L.ID3Classifier(**params)
+    if algorithm == "c45":
+        return L.C45Classifier(**params)
+    return (L.CARTClassifier if classification else L.CARTRegressor)(**params)
+
+
+def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion: str | None,
+        max_depth: int | None, min_samples_leaf: int, prune: str, prune_data: Path | None,
+        ensemble: str | None, n_trees: int, seed: int, output: Path, quiet: bool) -> int:
+    from rulekit.ir.modelfile import dumps_model  # noqa: PLC0415
+
+    X, y, task = _split(data, target, task)
+    est = make_estimator(algorithm=algorithm, task=task, criterion=criterion, max_depth=max_depth,
+                         min_samples_leaf=min_samples_leaf, prune=prune, ensemble=ensemble,
+                         n_trees=n_trees, seed=seed)
+    fit_kw: dict[str, Any] = {}
+    if prune_data is not None:
+        if prune not in ("reduced-error", "cost-complexity"):
+            raise RulekitError("--prune-data needs --prune reduced-error or cost-complexity")
+        Xp, yp, _ = _split(prune_data, target, task)
+        missing = [c for c in X.columns if c not in Xp.columns]
+        if missing:
+            raise DataError(f"{prune_data}: no column {missing[0]!r}")
+        fit_kw = {"X_prune": Xp[list(X.columns)], "y_prune": yp}
+    try:
+        if ensemble is not None and not quiet:
+            _fit_with_progress(est, X, y)
+        else:
+            est.fit(X, y, **fit_kw)
+    except RulekitError:
+        raise
+    except (ValueError, TypeError) as err:
+        raise RulekitError(f"{data}: {err}") from None
+    model = est.model_
+    write_atomic(output, dumps_model(model))
+    if not quiet:
+        score = est.score(X, y)
+        what = "accuracy" if task == "classification" else "R^2"
+        shape = f"{len(model.trees)} trees" if len(model.trees) > 1 else \
+            f"depth {est.get_depth()}, {est.get_n_leaves()} leaves"
+        print(f"wrote {output}: {type(est).__name__} ({task}, {shape}), training {what} {score:.4f}")
+    return 0
+
+
+def _fit_with_progress(est, X, y) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: PLC0415
+
+    with Progress(TextColumn("growing trees"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=True, console=_stderr_console()) as bar:
+        task = bar.add_task("fit", total=est.n_estimators)
+        est.fit(X, y, progress=lambda done, total: bar.update(task, completed=done))
+
+
+def _stderr_console():
+    from rich.console import Console  # noqa: PLC0415
+
+    return Console(stderr=True)

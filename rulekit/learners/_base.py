@@ -215,7 +215,8 @@ class ClassifierOutputs:
             return np.log(self.predict_proba(X))
 
     def predict(self, X: Any) -> np.ndarray:
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class RegressorOutputs:

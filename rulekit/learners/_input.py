@@ -105,7 +105,8 @@ def _to_float(col: Any, name: str) -> np.ndarray:
 
 
 def _wanted_nominal(spec: Any, names: list[str], n: int) -> list[bool] | None:
-    """The user's explicit nominal columns (indices, names or a boolean mask), or None for auto."""
+    """Columns the user declares nominal (indices, names or a boolean mask), or None: numeric columns
+    listed there become nominal; text and categorical columns are nominal anyway."""
     if spec is None or (isinstance(spec, str) and spec == "auto"):
         return None
     if isinstance(spec, str):
@@ -150,8 +151,8 @@ def build_schema(X: Any, nominal_features: Any = "auto") -> tuple[np.ndarray, li
             values = col
             kind = "numeric" if values.dtype.kind in "fiu" else (
                 "nominal" if values.dtype.kind in "bUS" else _object_kind(values.tolist()))
-        if wanted is not None:
-            kind = "nominal" if wanted[j] else "numeric"
+        if wanted is not None and wanted[j]:
+            kind = "nominal"
         if kind == "nominal":
             dom = domain_of(values.tolist() if hasattr(values, "tolist") else list(values), cats)
             if not dom:
@@ -159,8 +160,6 @@ def build_schema(X: Any, nominal_features: Any = "auto") -> tuple[np.ndarray, li
             feats.append(Feature(name=names[j], kind="nominal", domain=dom))
             M[:, j] = encode_nominal(np.asarray(values, dtype=object) if cats is not None else values, dom)
         else:
-            if cats is not None:
-                raise LearnerInputError(f"column {names[j]!r} is categorical; it cannot be numeric")
             feats.append(Feature(name=names[j]))
             M[:, j] = _to_float(values, names[j])
     return M, feats

@@ -51,6 +51,7 @@ class Settings:
     average_gain_guard: bool = True
     require_positive_gain: bool = False
     max_exhaustive_categories: int = 10
+    leaf_by_weight: bool = False  # min_samples_leaf counts weight (C4.5's MINOBJS) instead of rows
 
 
 @dataclass
@@ -180,7 +181,9 @@ class _Builder:
         if depth == 0:
             self.root_imp = float(imp[0])
         tol = 1e-12 * max(self.root_imp, 1e-300) if self.regression else 1e-12
-        splittable = (~empty) & (lv.count >= max(S.min_samples_split, 2 * S.min_samples_leaf, 2)) \
+        size = W if S.leaf_by_weight else lv.count
+        splittable = (~empty) & (lv.count >= 2) \
+            & (size >= max(S.min_samples_split, 2 * S.min_samples_leaf) * (1 - 1e-9)) \
             & (imp > S.impurity_threshold + tol)
         if S.max_depth is not None and depth >= S.max_depth:
             splittable[:] = False
@@ -333,7 +336,11 @@ class _Builder:
         L = np.add.reduceat(np.where(left, ch, 0.0), first, axis=1)
         known_tot = np.add.reduceat(ch if kn is None else np.where(kn, ch, 0.0), first, axis=1)
         msl = S.min_samples_leaf
-        sg = np.flatnonzero(ok & (nL >= msl) & (kc - nL >= msl))
+        if S.leaf_by_weight:
+            wl_, wk_ = C.channel_weight(L, self.regression), C.channel_weight(known_tot, self.regression)
+            sg = np.flatnonzero(ok & (wl_ >= msl - 1e-9 * msl) & (wk_ - wl_ >= msl - 1e-9 * msl))
+        else:
+            sg = np.flatnonzero(ok & (nL >= msl) & (kc - nL >= msl))
         if not sg.size:
             return None
         L = L[:, sg]
@@ -384,13 +391,19 @@ class _Builder:
         valid = xs[:-1] < xs[1:]  # NaN compares false: never a threshold next to a missing value
         valid[first[1:] - 1] = False  # no threshold across two nodes
         msl = S.min_samples_leaf
-        if msl > 1:
+        if msl > 1 and not S.leaf_by_weight:
             nL = np.arange(1, m) - np.repeat(first, seglen)[:-1]
             valid &= (nL >= msl) & (np.repeat(kc, seglen)[:-1] - nL >= msl)
         if not valid.any():
             return None
         L = cum[:, 1:m] - np.repeat(base, seglen, axis=1)[:, :-1]
         R = np.repeat(known_tot, seglen, axis=1)[:, :-1] - L
+        if msl > 1 and S.leaf_by_weight:
+            tol = 1e-9 * msl
+            valid &= (C.channel_weight(L, self.regression) >= msl - tol) \
+                & (C.channel_weight(R, self.regression) >= msl - tol)
+            if not valid.any():
+                return None
         Mi = None if miss_tot is None else np.repeat(miss_tot, seglen, axis=1)[:, :-1]
         gain, go = C.score_binary(L, R, Mi, np.repeat(parent_imp[snode], seglen)[:-1], self.imp_crit,
                                   S.missing)
@@ -432,7 +445,9 @@ class _Builder:
         npres = present.sum(axis=1)
         if self.multiway:
             big = np.argmax(wcat, axis=1)
-            valid = (npres >= 2) & ((ncnt >= S.min_samples_leaf).sum(axis=1) >= 2)
+            big_enough = (wcat >= S.min_samples_leaf * (1 - 1e-9)) if S.leaf_by_weight \
+                else (ncnt >= S.min_samples_leaf)
+            valid = (npres >= 2) & (big_enough.sum(axis=1) >= 2)
             wM = C.channel_weight(M, reg)
             rows = np.arange(nodes.size)
             if S.missing == "fractional":
@@ -492,7 +507,11 @@ class _Builder:
         ntot = ncnt.sum(axis=1)
         wl = C.channel_weight(L, reg)
         wr = C.channel_weight(R, reg)
-        valid = (wl > 0) & (wr > 0) & (nL >= S.min_samples_leaf) & (ntot[:, None] - nL >= S.min_samples_leaf)
+        if S.leaf_by_weight:
+            msl = S.min_samples_leaf * (1 - 1e-9)
+            valid = (wl > 0) & (wr > 0) & (wl >= msl) & (wr >= msl)
+        else:
+            valid = (wl > 0) & (wr > 0) & (nL >= S.min_samples_leaf) & (ntot[:, None] - nL >= S.min_samples_leaf)
         Lf, Rf = L.reshape(Cn, -1), R.reshape(Cn, -1)
         has_missing = bool(np.any(M > 0))
         Mf = np.repeat(M, n_c, axis=1) if has_missing else None

@@ -51,6 +51,7 @@ class _TreeEstimator(RulekitEstimator):
     _nominal_split = "subset"
     _missing_default = "learned"
     _require_positive_gain = False
+    _leaf_by_weight = False
 
     def _settings(self, n_features: int) -> Settings:
         crit = self.criterion
@@ -84,7 +85,8 @@ class _TreeEstimator(RulekitEstimator):
             oblique=oblique,
             average_gain_guard=bool(getattr(self, "average_gain_guard", True)),
             require_positive_gain=self._require_positive_gain,
-            max_exhaustive_categories=int(getattr(self, "max_exhaustive_categories", 10)))
+            max_exhaustive_categories=int(getattr(self, "max_exhaustive_categories", 10)),
+            leaf_by_weight=self._leaf_by_weight)
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *, X_prune: Any = None, y_prune: Any = None,
             sample_weight_prune: Any = None):
@@ -267,11 +269,14 @@ class C45Classifier(ClassifierOutputs, ClassifierMixin, _TreeEstimator):
     """C4.5 (Quinlan 1993): gain ratio among the tests whose gain is at least average, multiway nominal
     splits, binary thresholds on numeric features (chosen by gain, every midpoint), fractional
     instances for missing values, a leaf when no test has positive gain, and pessimistic (error-based)
-    post-pruning at confidence 0.25 with at least ``min_samples_leaf=2`` rows on two branches."""
+    post-pruning at confidence 0.25. Like C4.5's MINOBJS, ``min_samples_leaf`` (default 2) and
+    ``min_samples_split`` count weight (fractional instances included), and a multiway split needs two
+    branches with at least that much."""
 
     _nominal_split = "multiway"
     _missing_default = "fractional"
     _require_positive_gain = True
+    _leaf_by_weight = True
 
     def __init__(self, *, criterion="gain_ratio", max_depth=None, min_samples_split=2, min_samples_leaf=2,
                  min_impurity_decrease=0.0, impurity_threshold=0.0, prune="pessimistic", confidence=0.25,
