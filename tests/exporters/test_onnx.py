@@ -458,3 +458,169 @@ def test_cli_export_writes_a_loadable_file(tmp_path, capsys):
         X, ref = cast_frame(model, data, DT[dtype])
         assert_parity(model, run(proto, X), ref, TOL[dtype])
     capsys.readouterr()
+
+
+# --- rule bases ------------------------------------------------------------------------------------
+
+from rulekit.rules.base import (And, Compare, Conclusion, InSet, IsMissing, Linear,  # noqa: E402
+                                Not, Or, Rule, RuleBase)
+
+RB_FEATURES = (Feature(name="x"), Feature(name="y"),
+               Feature(name="c", kind="nominal", domain=("a", "b", "it's")))
+
+
+def _cmp(f, op, v):
+    return Compare(feature=f, op=op, value=v)
+
+
+def _rules():
+    return (
+        Rule(id="r1", condition=And(items=(_cmp("x", "<=", 1.5),
+                                           Or(items=(_cmp("y", ">", 0.1), IsMissing(feature="y"))))),
+             conclusion=Conclusion(label="yes", distribution=(0.7, 0.2, 0.1))),
+        Rule(id="r2", condition=Not(item=InSet(feature="c", values=("a", "it's"))),
+             conclusion=Conclusion(label="no")),
+        Rule(id="r3", condition=Or(items=(_cmp("x", "=", 3.0),
+                                          Linear(terms=((0.3, "x"), (1.2, "y")), op="<", value=4.0))),
+             conclusion=Conclusion(label="maybe"), weight=2.0),
+        Rule(id="r4", condition=And(items=(_cmp("c", "!=", "b"), _cmp("y", "!=", 0.1),
+                                           Not(item=_cmp("x", ">=", -2.0)))),
+             conclusion=Conclusion(label="no"), stats={"confidence": 0.7}),
+    )
+
+
+def _rule_base(semantics="first-hit", default=True, precision="float64", regression=False):
+    rules = _rules()
+    if regression:
+        rules = tuple(r.model_copy(update={"conclusion": Conclusion(value=0.7 * (i + 1))})
+                      for i, r in enumerate(rules))
+        return RuleBase(task="regression", features=RB_FEATURES, semantics=semantics, precision=precision,
+                        rules=rules, default=Conclusion(value=0.5) if default else None)
+    return RuleBase(task="classification", classes=("yes", "no", "maybe"), features=RB_FEATURES,
+                    semantics=semantics, precision=precision, rules=rules,
+                    default=Conclusion(label="no") if default else None)
+
+
+def _rule_rows() -> np.ndarray:
+    """Random rows plus every literal's threshold and its float32/float64 neighbours, NaN cells,
+    unseen (-1) and invalid (7, 0.5) category codes."""
+    from rulekit.probe import threshold_values
+
+    rng = np.random.default_rng(0)
+    base = np.column_stack([np.round(rng.normal(1.5, 2, 400), 1), np.round(rng.normal(0.1, 1, 400), 1),
+                            rng.integers(-1, 3, 400).astype(float)])
+    rows = [base]
+    for j, t in ((0, 1.5), (0, 3.0), (0, -2.0), (1, 0.1)):
+        for v in threshold_values(t):
+            r = base[:30].copy()
+            r[:, j] = v
+            rows.append(r)
+    oblique = base[:36].copy()  # 0.3 * 0 + 1.2 * y < 4 at and around the boundary
+    oblique[:, 0] = 0.0
+    oblique[:, 1] = np.resize(threshold_values(4.0 / 1.2), 36)
+    rows.append(oblique)
+    M = np.vstack(rows)
+    M[rng.random(M.shape) < 0.1] = np.nan
+    M[::17, 2] = 7.0
+    M[::19, 2] = 0.5
+    return M
+
+
+def _engine():
+    try:
+        from rulekit.rules import engine
+    except ImportError:
+        pytest.skip("the rule engine (rulekit.rules.engine) is not built yet")
+    return engine
+
+
+def _undecided(labels, sentinel):
+    return np.array([sentinel if v is None else v for v in labels], dtype=object)
+
+
+def test_rule_base_kleene_semantics_by_hand():
+    """Fixed rows with known answers (no engine needed): Kleene logic on missing values."""
+    rb = _rule_base()
+    X = np.array([
+        [1.0, 0.5, 0.0],  # r1: x<=1.5 and y>0.1 -> yes
+        [1.0, np.nan, 0.0],  # r1 via `y is missing` -> yes
+        [np.nan, 0.5, 1.0],  # r1 unknown (x missing); r2: c='b' not in {a, it's} -> no
+        [3.0, -5.0, 0.0],  # r3: x = 3 -> maybe
+        [np.nan, np.nan, np.nan],  # nothing decidable -> default no
+        [5.0, 5.0, 2.0],  # r2 false, r3 false (0.3*5+1.2*5 = 7.5), r4: x >= -2 -> not fires -> default
+        [-3.0, 5.0, -1.0],  # r1 true (x<=1.5, y>0.1) -> yes
+    ])
+    want = ["yes", "yes", "no", "maybe", "no", "no", "yes"]
+    for dtype in ("float", "double"):
+        out = run(to_onnx(rb, dtype=dtype), X.astype(DT[dtype]))
+        assert out["label"].tolist() == want
+        assert np.allclose(out["probabilities"][0], [0.7, 0.2, 0.1])
+        assert np.allclose(out["probabilities"][3], [0.0, 0.0, 1.0])
+    nd = _rule_base(default=False)
+    out = run(to_onnx(nd, dtype="double"), X)
+    meta = {p.key: p.value for p in to_onnx(nd).metadata_props}
+    assert json.loads(meta["rulekit.no_decision_label"]) == ""
+    assert out["label"][4] == "" and np.isnan(out["probabilities"][4]).all()
+
+
+@pytest.mark.parametrize("semantics", ["first-hit", "vote", "weighted-sum"])
+@pytest.mark.parametrize("precision", ["float32", "float64"])
+def test_rule_base_matches_engine(semantics, precision):
+    engine = _engine()
+    M = _rule_rows()
+    for regression in (False, True):
+        if semantics == "weighted-sum" and not regression:
+            continue
+        for default in (True, False):
+            rb = _rule_base(semantics, default, precision, regression)
+            for dtype in ("float", "double"):
+                X = M.astype(DT[dtype])
+                out = run(to_onnx(rb, dtype=dtype), X)
+                ref = X.astype(np.float64)
+                if regression:
+                    y = engine.predict_matrix(rb, ref)
+                    assert np.array_equal(np.isnan(out["prediction"]), np.isnan(y))
+                    assert np.nanmax(np.abs(out["prediction"] - y) / np.maximum(1, np.abs(y))) <= TOL[dtype]
+                    continue
+                want = _undecided(engine.predict_matrix(rb, ref), "")
+                assert (out["label"].astype(object) == want).all()
+                P = engine.proba_matrix(rb, ref)
+                assert np.array_equal(np.isnan(out["probabilities"]), np.isnan(P))
+                assert np.nanmax(np.abs(out["probabilities"] - P)) <= TOL[dtype]
+
+
+@pytest.mark.parametrize("name", zoo.zoo_names())
+def test_extracted_rule_bases_match_engine(name):
+    engine = _engine()
+    try:
+        from rulekit.rules.pipeline import to_rules
+    except ImportError:
+        pytest.skip("rule extraction is not built yet")
+    model, data = zoo.get(name)
+    rb = to_rules(model)
+    for dtype in ("float", "double"):
+        X = engine.matrix(rb, data).astype(DT[dtype])
+        out = run(to_onnx(rb, dtype=dtype), X)
+        ref = X.astype(np.float64)
+        if rb.task == "regression":
+            y = engine.predict_matrix(rb, ref)
+            assert np.max(np.abs(out["prediction"] - y) / np.maximum(1, np.abs(y))) <= TOL[dtype]
+            continue
+        assert (out["label"].astype(str) == _undecided(engine.predict_matrix(rb, ref), "").astype(str)).all()
+        assert np.nanmax(np.abs(out["probabilities"] - engine.proba_matrix(rb, ref))) <= TOL[dtype]
+
+
+def test_rule_base_errors():
+    rb = _rule_base()
+    bad = rb.model_copy(update={"rules": (Rule(condition=_cmp("nope", "<", 1.0),
+                                               conclusion=Conclusion(label="yes")),)})
+    with pytest.raises(ExportError, match="unknown feature 'nope'"):
+        to_onnx(bad)
+    bad = rb.model_copy(update={"rules": (Rule(condition=_cmp("c", "=", "zzz"),
+                                               conclusion=Conclusion(label="yes")),)})
+    with pytest.raises(ExportError, match="not a value"):
+        to_onnx(bad)
+    boolean = RuleBase(task="classification", classes=(False, True), features=RB_FEATURES,
+                       rules=(Rule(condition=_cmp("x", "<", 1.0), conclusion=Conclusion(label=True)),))
+    with pytest.raises(ExportError, match="default"):
+        to_onnx(boolean)
