@@ -210,6 +210,19 @@ def gain_ratio(x: Sequence[Any], y: Sequence[Any]) -> float:
     return information_gain(x, y) / si if si > 0 else 0.0
 
 
+def fractional_gain(x: Sequence[Any], y: Sequence[Any]) -> tuple[float, float]:
+    """C4.5's (gain, split information) of a multiway split on ``x`` with missing values (None/NaN):
+    the gain of the known values scaled by their fraction; the missing ones a part of the split."""
+    xs = np.asarray(x, dtype=object)
+    known = np.array([not (v is None or (isinstance(v, float) and np.isnan(v))) for v in xs])
+    yk = np.asarray(y, dtype=object)[known]
+    F = known.mean()
+    gain = F * information_gain(xs[known], yk)
+    _, counts = np.unique(xs[known].astype(str), return_counts=True)
+    parts = np.append(counts.astype(float), float((~known).sum()))
+    return float(gain), float(split_information(parts, np.float64(parts.sum())))
+
+
 def numeric_split_table(x: Sequence[float], y: Sequence[Any], criterion: str = "gini") -> list[tuple[float, float]]:
     """``(threshold, weighted child impurity)`` for every midpoint between consecutive distinct values
     of the numeric feature ``x`` (the table the notes draw for taxable income and temperature)."""
