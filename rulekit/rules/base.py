@@ -3,23 +3,36 @@
 Conditions name features by name (the DSL and people read names) and nominal values by their label
 (not by code). Numeric comparisons are evaluated as ``cast(x) op value`` in the rule base's
 ``precision`` (float32 for rule bases extracted from scikit-learn/XGBoost trees, float64 otherwise);
-:mod:`rulekit.semantics` turns each into a canonical float64 test for every backend.
+:mod:`rulekit.semantics` turns each into a canonical float64 test for every backend. ``x = v`` means
+``cast(x) == v`` (i.e. ``x >= v and x <= v``), ``x != v`` its negation. A :class:`Linear` test sums
+``coef * x`` left to right in float64 and compares in float64 whatever the ``precision``.
+Nominal tests: ``=``/``in`` are FALSE for a value outside the feature's domain, ``!=``/``not in``
+TRUE for it (the branch of a tree that takes "every other value" is a ``not in``).
 
-Missing values: a comparison, set test or linear test on a missing value is *not satisfied* (and
-its negation ``not (...)`` is not satisfied either: an undecidable literal makes the whole condition
-fail unless an ``is missing`` literal covers it). Paths from trees therefore carry
+Missing values -- three-valued logic, exactly as SQL evaluates a ``WHERE`` clause: a comparison, set
+test or linear test on a missing value (or a linear sum that is NaN) is UNKNOWN; ``is missing`` is
+TRUE or FALSE, never UNKNOWN; ``not`` UNKNOWN is UNKNOWN; ``and``/``or`` follow Kleene (FALSE and
+UNKNOWN = FALSE, TRUE or UNKNOWN = TRUE); a rule fires only when its condition is TRUE. So
+``not (x <= 1)`` does not fire on a missing ``x``, and paths from trees carry
 ``(x <= t or x is missing)`` on the side the tree sends missing values.
 
 Semantics of a rule base:
 
 ``first-hit``     ordered decision list: the first rule whose condition holds decides; else default.
 ``vote``          unordered: every matching rule votes for its label with its weight (its
-                  ``weight`` or else its confidence statistic or 1); ties go to the earlier class in
-                  ``classes``; no match -> default.
+                  ``weight`` or else its ``confidence`` statistic or 1); ties go to the earlier class
+                  in ``classes``; probabilities are the vote shares; no match -> default. (Regression:
+                  the weighted mean of the matching values.)
 ``weighted-sum``  unordered: the prediction is the default's value plus the sum of ``weight * value``
-                  over matching rules (regression / scores).
-Ensembles (``combiner`` set): rules carry a ``group`` (their tree); within a group the first matching
-rule decides, and the groups' conclusions are combined as the model's combiner says.
+                  over matching rules (regression / scores). Classification: the default's
+                  distribution plus ``weight * distribution`` of the matching rules; the label is the
+                  argmax, probabilities the normalised sums.
+A rule's ``label`` decides its prediction; its ``distribution`` (one-hot of the label when absent) its
+probabilities. No rule and no default: the prediction is missing (None / NaN probabilities).
+Ensembles (``combiner`` set): rules carry a ``group`` (their tree, numbered 0.. in tree order); within
+a group the first matching rule decides (no match: the default's value, else zeros), and the groups'
+conclusions -- distributions, or ``value`` for ``sum`` -- are combined as the model's combiner says,
+in its arithmetic order (``rulekit.ir.model``), ``decision`` included.
 """
 
 from __future__ import annotations

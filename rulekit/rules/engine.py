@@ -1,0 +1,611 @@
+"""Vectorized evaluation of a rule base: ``predict``, ``predict_proba`` and ``explain``.
+
+Conditions are evaluated column-wise in three-valued logic: each distinct literal once per column as
+a boolean vector (numeric tests through :func:`rulekit.semantics.canonical`, so a rule equals its
+tree's float32/float64 comparison on every value). No Python loop runs per row.
+
+First-hit rule lists (and each group of an ensemble) are additionally compiled into a decision
+diagram (:mod:`rulekit.rules.diagram`) whose walk costs O(depth) per row instead of O(rules); the
+generic evaluator is the reference and the fallback (oblique tests, very large DNFs, ``vote``,
+``weighted-sum``, ``explain``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rulekit.errors import RulekitError
+from rulekit.ir.data import to_matrix
+from rulekit.ir.model import sigmoid, softmax
+from rulekit.rules import text
+from rulekit.rules.base import And, Conclusion, Not, Or, RuleBase
+from rulekit.rules.boxes import NomSet, NumSet, Schema, conjuncts, fold, iter_literals
+
+CHUNK_CELLS = 1 << 23  # rows x rules evaluated at once by the generic evaluator
+
+
+# --- input -------------------------------------------------------------------------------------------
+
+
+def matrix(rb: RuleBase, X: Any) -> np.ndarray:
+    """``X`` as the float64 matrix of the rule base's features (nominal values as domain codes)."""
+    if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.float64 \
+            and X.shape[1] == len(rb.features) and all(f.kind == "numeric" for f in rb.features):
+        return X
+    return to_matrix(X, rb.features)
+
+
+# --- the generic three-valued evaluator ------------------------------------------------------------------
+
+
+class Evaluator:
+    """Evaluates conditions on a matrix; literals are cached by their exact value set."""
+
+    def __init__(self, schema: Schema, M: np.ndarray):
+        self.schema = schema
+        self.M = M
+        self.n = M.shape[0]
+        self._cols: dict[Any, np.ndarray] = {}
+        self._miss: dict[Any, np.ndarray] = {}
+        self._lits: dict[tuple, np.ndarray] = {}
+        self._ones = np.ones(self.n, bool)
+        self._zeros = np.zeros(self.n, bool)
+
+    def column(self, key: Any) -> np.ndarray:
+        col = self._cols.get(key)
+        if col is None:
+            if isinstance(key, tuple):  # linear: sum(w * x) left to right in float64
+                terms = key[1]
+                with np.errstate(invalid="ignore", over="ignore"):
+                    col = terms[0][0] * self.M[:, self.schema.key(terms[0][1])]
+                    for w, name in terms[1:]:
+                        col = col + w * self.M[:, self.schema.key(name)]
+            else:
+                col = self.M[:, key]
+            self._cols[key] = col
+        return col
+
+    def missing(self, key: Any) -> np.ndarray:
+        m = self._miss.get(key)
+        if m is None:
+            m = np.isnan(self.column(key))
+            self._miss[key] = m
+        return m
+
+    def member(self, key: Any, c: NumSet | NomSet) -> np.ndarray:
+        """Rows whose value of ``key`` lies in ``c`` (TRUE rows of a literal)."""
+        sig = (key, c)
+        hit = self._lits.get(sig)
+        if hit is not None:
+            return hit
+        x = self.column(key)
+        if isinstance(c, NomSet):
+            if c.is_universe:
+                t = ~self.missing(key)
+            elif not c.codes:
+                t = self._zeros.copy()
+            else:
+                t = np.isin(x, np.fromiter(c.codes, float, len(c.codes)))
+        else:
+            t = None
+            for lo, hi in c.intervals:
+                part = None
+                if lo.at > -np.inf:
+                    part = x >= lo.at
+                if hi.at < np.inf:
+                    part = (x <= hi.at) if part is None else part & (x <= hi.at)
+                if part is None:
+                    part = ~self.missing(key)
+                t = part if t is None else t | part
+            if t is None:
+                t = self._zeros.copy()
+        if c.missing:
+            t = t | self.missing(key)
+        self._lits[sig] = t
+        return t
+
+    def literal(self, lit: Any) -> tuple[np.ndarray, np.ndarray]:
+        key, c = self.schema.literal_set(lit)
+        t = self.member(key, c)
+        if getattr(lit, "kind", None) == "missing":  # `is missing` is never unknown
+            return t, ~t
+        return t, ~t & ~self.missing(key)
+
+    def truth(self, cond: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(TRUE rows, FALSE rows); the rest are UNKNOWN."""
+
+        def step(node, args):
+            if isinstance(node, And):
+                if not args:
+                    return self._ones, self._zeros
+                t, f = args[0]
+                for a, b in args[1:]:
+                    t, f = t & a, f | b
+                return t, f
+            if isinstance(node, Or):
+                if not args:
+                    return self._zeros, self._ones
+                t, f = args[0]
+                for a, b in args[1:]:
+                    t, f = t | a, f & b
+                return t, f
+            if isinstance(node, Not):
+                t, f = args[0]
+                return f, t
+            return self.literal(node)
+
+        return fold(cond, step)
+
+    def true(self, cond: Any) -> np.ndarray:
+        return self.truth(cond)[0]
+
+
+def _schema(rb: RuleBase, where: str = "") -> Schema:
+    s = Schema(rb)
+    s.where = where
+    return s
+
+
+def validate(rb: RuleBase) -> None:
+    """Check every name, label and operator of the rule base (RulekitError naming the rule)."""
+    schema = Schema(rb)
+    for i, r in enumerate(rb.rules):
+        schema.where = f"rule {rule_name(rb, i)}: "
+        for lit in iter_literals(r.condition):
+            schema.literal_set(lit)
+    _outcomes(rb)
+
+
+def rule_name(rb: RuleBase, i: int) -> str:
+    r = rb.rules[i]
+    return r.id if r.id else f"#{i + 1}"
+
+
+def match_matrix(rb: RuleBase, M: np.ndarray, rules: list[int] | None = None) -> np.ndarray:
+    """(n_rows, n_rules) booleans: rule condition TRUE on the row."""
+    schema = Schema(rb)
+    idx = list(range(len(rb.rules))) if rules is None else rules
+    out = np.zeros((M.shape[0], len(idx)), bool)
+    step = max(1, CHUNK_CELLS // max(1, len(idx)))
+    for s in range(0, M.shape[0], step):
+        ev = Evaluator(schema, M[s:s + step])
+        for j, i in enumerate(idx):
+            schema.where = f"rule {rule_name(rb, i)}: "
+            out[s:s + step, j] = ev.true(rb.rules[i].condition)
+    return out
+
+
+# --- first hit ---------------------------------------------------------------------------------------------
+
+
+def groups(rb: RuleBase) -> list[tuple[int, list[int]]]:
+    """(group id, rule indices in order) for each group, sorted by group id."""
+    by: dict[int, list[int]] = {}
+    for i, r in enumerate(rb.rules):
+        by.setdefault(r.group, []).append(i)
+    return sorted(by.items())
+
+
+def first_hit(rb: RuleBase, M: np.ndarray, rules: list[int] | None = None, *,
+              use_diagram: bool = True) -> np.ndarray:
+    """Index (into ``rb.rules``) of the first rule of ``rules`` whose condition holds; -1 for none."""
+    idx = list(range(len(rb.rules))) if rules is None else list(rules)
+    n = M.shape[0]
+    if not idx:
+        return np.full(n, -1, np.int64)
+    if use_diagram:
+        from rulekit.rules import diagram  # noqa: PLC0415
+
+        d = diagram.get(rb, tuple(idx))
+        if d is not None:
+            return d.first_hit(M)
+    return _first_hit_generic(rb, M, idx)
+
+
+def _first_hit_generic(rb: RuleBase, M: np.ndarray, idx: list[int]) -> np.ndarray:
+    n = M.shape[0]
+    out = np.full(n, -1, np.int64)
+    schema = Schema(rb)
+    step = max(1, CHUNK_CELLS // max(1, len(idx)))
+    for s in range(0, n, step):
+        ev = Evaluator(schema, M[s:s + step])
+        res = out[s:s + step]
+        open_ = np.ones(res.size, bool)
+        for i in idx:
+            schema.where = f"rule {rule_name(rb, i)}: "
+            hit = ev.true(rb.rules[i].condition) & open_
+            if hit.any():
+                res[hit] = i
+                open_ &= ~hit
+                if not open_.any():
+                    break
+    return out
+
+
+# --- outcomes -----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcomes:
+    """Per rule (and default) the class index, the probability/score vector and the vote weight."""
+
+    classes: list
+    labels: np.ndarray  # the classes as an array (object dtype when they mix types)
+    cls: np.ndarray  # class index per rule; last slot = default (-1: none)
+    vec: np.ndarray  # (n_rules + 1, width) value vectors; last row = default (zeros: none)
+    has_default: bool
+    weight: np.ndarray
+
+
+def _label_array(classes: list) -> np.ndarray:
+    kinds = {type(c) for c in classes}
+    if len(kinds) == 1:
+        return np.asarray(classes)
+    arr = np.empty(len(classes), object)
+    arr[:] = classes
+    return arr
+
+
+def _class_index(classes: list, lab: Any, where: str) -> int:
+    for i, c in enumerate(classes):
+        if type(c) is type(lab) and c == lab:
+            return i
+    for i, c in enumerate(classes):
+        if str(c) == str(lab):
+            return i
+    raise RulekitError(f"{where}label {lab!r} is not one of the classes ({', '.join(map(str, classes))})")
+
+
+def _classes(rb: RuleBase) -> list:
+    if rb.classes is not None:
+        return list(rb.classes)
+    seen: list = []
+    for c in [r.conclusion for r in rb.rules] + [rb.default]:
+        if c is not None and c.label is not None and all(not (type(s) is type(c.label) and s == c.label)
+                                                          for s in seen):
+            seen.append(c.label)
+    return seen
+
+
+def _outcomes(rb: RuleBase) -> Outcomes:
+    comb = rb.combiner
+    concl: list[Conclusion | None] = [r.conclusion for r in rb.rules] + [rb.default]
+    names = [f"rule {rule_name(rb, i)}: " for i in range(len(rb.rules))] + ["default: "]
+    n = len(concl)
+    weight = np.ones(n)
+    for i, r in enumerate(rb.rules):
+        if r.weight is not None:
+            weight[i] = r.weight
+        elif "confidence" in r.stats:
+            weight[i] = r.stats["confidence"]
+    if rb.task == "regression" or (comb is not None and comb.kind == "sum"):
+        vec = np.zeros((n, 1))
+        for i, c in enumerate(concl):
+            if c is None:
+                continue
+            if c.value is None:
+                raise RulekitError(f"{names[i]}needs a number as its conclusion")
+            vec[i, 0] = c.value
+        classes = _classes(rb) if rb.task == "classification" else []
+        return Outcomes(classes, _label_array(classes), np.full(n, -1), vec, rb.default is not None, weight)
+    classes = _classes(rb)
+    if len(classes) < 1:
+        raise RulekitError("a classification rule base needs classes")
+    K = len(classes)
+    cls = np.full(n, -1, np.int64)
+    vec = np.zeros((n, K))
+    for i, c in enumerate(concl):
+        if c is None:
+            continue
+        if c.label is not None:
+            cls[i] = _class_index(classes, c.label, names[i])
+        if c.distribution is not None:
+            if len(c.distribution) != K:
+                raise RulekitError(f"{names[i]}distribution has {len(c.distribution)} values for {K} classes")
+            vec[i] = c.distribution
+            if c.label is None:
+                cls[i] = int(np.argmax(vec[i]))
+        elif cls[i] >= 0:
+            vec[i, cls[i]] = 1.0
+        elif i < len(rb.rules) or c.value is not None:
+            raise RulekitError(f"{names[i]}needs a class label")
+    return Outcomes(classes, _label_array(classes), cls, vec, rb.default is not None, weight)
+
+
+# --- predictions -------------------------------------------------------------------------------------------
+
+
+_outcome_cache: dict[int, tuple[RuleBase, Outcomes]] = {}
+
+
+def outcomes(rb: RuleBase) -> Outcomes:
+    """The rule base's conclusions as arrays (cached per rule base object)."""
+    hit = _outcome_cache.get(id(rb))
+    if hit is not None and hit[0] is rb:
+        return hit[1]
+    out = _outcomes(rb)
+    if len(_outcome_cache) > 64:
+        _outcome_cache.clear()
+    _outcome_cache[id(rb)] = (rb, out)
+    return out
+
+
+def _scores(rb: RuleBase, M: np.ndarray, *, need_vec: bool = True) -> tuple[np.ndarray | None,
+                                                                             np.ndarray | None, Outcomes]:
+    """(probabilities or values (n, width), class index per row or None, outcomes)."""
+    out = outcomes(rb)
+    n = M.shape[0]
+    if rb.combiner is not None:
+        return _combine(rb, M, out)
+    if rb.semantics == "first-hit":
+        hit = first_hit(rb, M)  # -1 (no rule) indexes the default, stored last
+        vec = out.vec[hit] if need_vec or rb.task == "regression" else None
+        cls = out.cls[hit] if rb.task == "classification" else None
+        return vec, cls, out
+    match = match_matrix(rb, M)
+    R = len(rb.rules)
+    none = ~match.any(axis=1)
+    if rb.semantics == "vote":
+        if rb.task == "regression":
+            w = match * out.weight[:R]
+            tot = w.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                val = (w @ out.vec[:R, 0]) / tot
+            val = np.where(none, out.vec[R, 0], val)
+            return val[:, None], None, out
+        K = len(out.classes)
+        votes = np.zeros((n, K))
+        for i in range(R):
+            votes[match[:, i], out.cls[i]] += out.weight[i]
+        tot = votes.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            proba = np.where(tot > 0, votes / np.where(tot > 0, tot, 1.0), 0.0)
+        proba[none] = out.vec[R]
+        cls = np.argmax(votes, axis=1)
+        cls[none] = out.cls[R]
+        return proba, cls, out
+    # weighted-sum: default value + sum of weight * value over matching rules
+    base = out.vec[R]
+    total = np.tile(base, (n, 1))
+    for i in range(R):
+        m = match[:, i]
+        if m.any():
+            total[m] += out.weight[i] * out.vec[i]
+    if rb.task == "regression":
+        return total, None, out
+    cls = np.argmax(total, axis=1)
+    s = total.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        proba = np.where(s > 0, total / np.where(s > 0, s, 1.0), 0.0)
+    return proba, cls, out
+
+
+def _combine(rb: RuleBase, M: np.ndarray, out: Outcomes) -> tuple[np.ndarray, np.ndarray | None, Outcomes]:
+    """Groups are trees: first hit within each group, then the model's combiner (same arithmetic order)."""
+    c = rb.combiner
+    n = M.shape[0]
+    R = len(rb.rules)
+    grs = groups(rb)
+    if c.tree_output is not None and len(c.tree_output) != len(grs):
+        raise RulekitError(f"the combiner names {len(c.tree_output)} trees but the rules form {len(grs)} groups")
+    K = len(out.classes)
+
+    def tree_values():
+        for _, idx in grs:
+            hit = first_hit(rb, M, idx)
+            yield out.vec[np.where(hit < 0, R, hit)]
+
+    if c.kind == "sum":
+        raw = np.tile(np.asarray(c.base_score, dtype=np.float64), (n, 1))
+        outs = c.tree_output or (0,) * len(grs)
+        for k, v in zip(outs, tree_values()):
+            raw[:, k] += v[:, 0]
+        if rb.task == "regression":
+            return raw[:, :1], None, out
+        if c.link == "sigmoid":
+            p = sigmoid(raw[:, 0])
+            proba = np.column_stack([1.0 - p, p])
+        elif c.link == "softmax":
+            proba = softmax(raw)
+        else:
+            raise RulekitError("a boosted classifier needs a sigmoid or softmax link")
+        decision = getattr(c, "decision", None)
+        if decision is None:
+            cls = np.argmax(proba, axis=1)
+        elif c.link == "sigmoid":  # the label from the raw score, as scikit-learn's boosting decides
+            cls = (raw[:, 0] >= 0 if decision == "raw>=0" else raw[:, 0] > 0).astype(np.int64)
+        else:
+            cls = np.argmax(raw, axis=1)
+        return proba, cls, out
+    if c.kind == "vote":
+        votes = np.zeros((n, K))
+        rows = np.arange(n)
+        for v in tree_values():
+            votes[rows, np.argmax(v, axis=1)] += 1.0
+        proba = votes / len(grs)
+        return proba, np.argmax(proba, axis=1), out
+    total = None
+    for v in tree_values():
+        total = v.copy() if total is None else total + v
+    if c.kind == "average":
+        total = total / len(grs)
+    if rb.task == "regression":
+        return total, None, out
+    return total, np.argmax(total, axis=1), out
+
+
+def predict(rb: RuleBase, X: Any) -> np.ndarray:
+    """Labels (classification) or numbers (regression), one per row."""
+    return predict_matrix(rb, matrix(rb, X))
+
+
+def predict_matrix(rb: RuleBase, M: np.ndarray) -> np.ndarray:
+    """``predict`` on an already encoded matrix (see :func:`matrix`)."""
+    vec, cls, out = _scores(rb, M, need_vec=False)
+    if rb.task == "regression":
+        return vec[:, 0].copy()
+    if (cls < 0).any():  # rows no rule decides and no default: a missing prediction
+        res = np.empty(len(cls), object)
+        ok = cls >= 0
+        res[ok] = out.labels[cls[ok]]
+        res[~ok] = None
+        return res
+    return out.labels[cls]
+
+
+def predict_proba(rb: RuleBase, X: Any) -> np.ndarray:
+    """One probability per class in ``rb.classes`` order."""
+    return proba_matrix(rb, matrix(rb, X))
+
+
+def proba_matrix(rb: RuleBase, M: np.ndarray) -> np.ndarray:
+    if rb.task != "classification":
+        raise RulekitError("predict_proba needs a classification rule base; this one is a regression")
+    vec, cls, out = _scores(rb, M)
+    if (cls < 0).any():
+        vec = vec.copy()
+        vec[cls < 0] = np.nan
+    return vec
+
+
+# --- explanations --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    """A rule that did not match the row because of ``failing`` (its top-level conjuncts not TRUE)."""
+
+    rule: int
+    failing: tuple
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why one row got its prediction: ``fired`` (rule index, None = default; per group for ensembles),
+    every rule that ``matched``, and ``near_misses``. ``str()`` gives the one-line text."""
+
+    prediction: Any
+    fired: Any
+    matched: tuple[int, ...]
+    near_misses: tuple[NearMiss, ...]
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def explain(rb: RuleBase, X: Any, *, max_near_misses: int = 2) -> list[Explanation]:
+    """One :class:`Explanation` per row (vectorized evaluation; only the text is built per row)."""
+    M = matrix(rb, X)
+    pred = predict_matrix(rb, M)
+    n = M.shape[0]
+    R = len(rb.rules)
+    schema = Schema(rb)
+    res: list[Explanation] = []
+    step = max(1, CHUNK_CELLS // max(1, 4 * R))
+    rule_text = [text.condition(r.condition) for r in rb.rules]
+    for s in range(0, n, step):
+        Mc = M[s:s + step]
+        ev = Evaluator(schema, Mc)
+        match = np.zeros((Mc.shape[0], R), bool)
+        fail_count = np.zeros((Mc.shape[0], R), np.int32)
+        fail_parts: list[list[np.ndarray]] = []
+        for i, r in enumerate(rb.rules):
+            schema.where = f"rule {rule_name(rb, i)}: "
+            parts = [ev.true(c) for c in conjuncts(r.condition)]
+            t = np.ones(Mc.shape[0], bool)
+            for p in parts:
+                t &= p
+                fail_count[:, i] += ~p
+            match[:, i] = t
+            fail_parts.append(parts)
+        if rb.combiner is not None:
+            fired_rows = _fired_by_group(rb, match)
+        elif rb.semantics == "first-hit":
+            anym = match.any(axis=1)
+            first = np.where(anym, np.argmax(match, axis=1), -1)
+        for j in range(Mc.shape[0]):
+            row = s + j
+            matched = tuple(np.flatnonzero(match[j]).tolist())
+            if rb.combiner is not None:
+                fired = tuple(fired_rows[j])
+                near: tuple = ()
+                txt = "; ".join(
+                    f"{'tree ' + str(g) + ': ' if len(fired) > 1 else ''}"
+                    + (f"{rule_name(rb, f)} -> {text.conclusion(rb.rules[f].conclusion)}" if f >= 0
+                       else "no rule")
+                    for g, f in enumerate(fired))
+                res.append(Explanation(pred[row], fired, matched, near, txt))
+                continue
+            if rb.semantics == "first-hit":
+                f = int(first[j])
+                fired = None if f < 0 else f
+            else:
+                fired = None if not matched else matched
+            near = _near_misses(rb, fail_count[j], fail_parts, j, pred[row], max_near_misses)
+            res.append(Explanation(pred[row], fired, matched, near,
+                                   _row_text(rb, fired, matched, near, pred[row], rule_text)))
+    return res
+
+
+def _fired_by_group(rb: RuleBase, match: np.ndarray) -> np.ndarray:
+    grs = groups(rb)
+    out = np.full((match.shape[0], len(grs)), -1, np.int64)
+    for g, (_, idx) in enumerate(grs):
+        sub = match[:, idx]
+        anym = sub.any(axis=1)
+        out[:, g] = np.where(anym, np.asarray(idx)[np.argmax(sub, axis=1)], -1)
+    return out
+
+
+def _near_misses(rb: RuleBase, fails: np.ndarray, parts: list, j: int, pred: Any, limit: int) -> tuple:
+    if limit <= 0:
+        return ()
+    cand = np.flatnonzero(fails == 1)
+    out = []
+    for i in cand.tolist():
+        c = rb.rules[i].conclusion
+        if rb.task == "classification" and c.label is not None and _same(c.label, pred):
+            continue
+        conj = conjuncts(rb.rules[i].condition)
+        failing = tuple(conj[k] for k, p in enumerate(parts[i]) if not p[j])
+        out.append(NearMiss(i, failing))
+        if len(out) >= limit:
+            break
+    return tuple(out)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(b, np.generic):
+        b = b.item()
+    return type(a) is type(b) and a == b or str(a) == str(b)
+
+
+def _row_text(rb: RuleBase, fired: Any, matched: tuple, near: tuple, pred: Any, rule_text: list) -> str:
+    if rb.semantics == "first-hit":
+        if fired is None:
+            head = f"default -> {text.conclusion(rb.default)} (no rule matched)"
+        else:
+            head = f"{rule_name(rb, fired)}: if {rule_text[fired]} then {text.conclusion(rb.rules[fired].conclusion)}"
+        others = [i for i in matched if i != fired]
+        if others:
+            head += " | also matched: " + ", ".join(rule_name(rb, i) for i in others)
+    else:
+        if not matched:
+            head = f"default -> {text.conclusion(rb.default)} (no rule matched)"
+        else:
+            head = f"{rb.semantics} of " + ", ".join(
+                f"{rule_name(rb, i)} ({text.conclusion(rb.rules[i].conclusion)})" for i in matched)
+            head += f" -> {text.label(pred.item() if isinstance(pred, np.generic) else pred)}"
+    if near:
+        head += " | near miss: " + "; ".join(
+            f"{rule_name(rb, m.rule)} -> {text.conclusion(rb.rules[m.rule].conclusion)} fails "
+            + " and ".join(text.condition(c) for c in m.failing) for m in near)
+    return head
+
+
+__all__ = ["Evaluator", "Explanation", "NearMiss", "explain", "first_hit", "match_matrix", "matrix", "predict",
+           "predict_matrix", "predict_proba", "proba_matrix", "validate"]

@@ -1,0 +1,139 @@
+"""``to_rules``: a model (or rule base) through extraction and the rule passes, as the ``rules`` command runs them.
+
+    extract -> simplify -> [prune] -> [dnf] -> [order] -> [statistics]
+
+Without pruning or DNF merging the result predicts exactly what the model predicts, probabilities
+included. Pruning and DNF merging trade that for readability (C4.5rules, seed 002): they keep the
+labels of the cases they were tuned on as well as they can and choose a default class.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+
+from rulekit.errors import RulekitError
+from rulekit.ir.model import Model
+from rulekit.rules.base import RuleBase
+from rulekit.rules.extract import extract
+
+
+def to_rules(model: Model | RuleBase, *, simplify: bool = True,
+             prune: Literal["pessimistic", "reduced-error"] | None = None, prune_data: Any = None,
+             dnf: bool = False, order: Literal["first-hit", "vote"] = "first-hit", mdl: bool = False,
+             cf: float = 0.25, positive: Any = None, stats: bool = True, name: str | None = None) -> RuleBase:
+    """A rule base from ``model``.
+
+    ``simplify``    exact condition simplification (one interval per feature, merged sets, ...);
+                    ``False`` gives the raw root-to-leaf paths (``predict --explain``).
+    ``prune``       ``"pessimistic"`` (C4.5rules' upper confidence bound, works on training data) or
+                    ``"reduced-error"`` (accuracy on a held-out pruning set); needs ``prune_data``.
+    ``prune_data``  ``(X, y)``, or a DataFrame / mapping of columns holding the model's target column.
+    ``dnf``         one rule per class (a disjunction of conjunctions) plus a default class.
+    ``order``       ``"first-hit"`` decision list, or ``"vote"``: an unordered set voting by confidence.
+    ``mdl``         choose each class's rules by minimum description length (C4.5rules).
+    ``positive``    keep only the rules of this class; every other case takes the default.
+    ``stats``       with data, store coverage/errors/confidence/... in each rule's ``stats``.
+    """
+    if prune not in (None, "pessimistic", "reduced-error"):
+        raise RulekitError(f"unknown pruning method {prune!r} (use pessimistic or reduced-error)")
+    if order not in ("first-hit", "vote"):
+        raise RulekitError(f"unknown rule order {order!r} (use first-hit or vote)")
+    if isinstance(model, RuleBase):
+        rb = model
+    else:
+        try:
+            rb = extract(model, simplify=simplify, name=name)
+        except RulekitError as err:
+            if simplify or "unsimplified" not in str(err):
+                raise
+            rb = extract(model, simplify=True, name=name)
+            rb = rb.model_copy(update={"comments": rb.comments + (
+                "paths simplified: the raw paths of this tree are too long to list",)})
+    if simplify:
+        from rulekit.rules.simplify import simplify as _simplify  # noqa: PLC0415
+
+        rb = _simplify(rb)
+    X = y = None
+    if prune_data is not None:
+        X, y = split_data(prune_data, rb)
+    if (prune or dnf or positive is not None or mdl) and rb.combiner is not None:
+        raise RulekitError("pruning and DNF merging need a single tree; this model is an ensemble")
+    if (prune or dnf or positive is not None or mdl) and rb.task != "classification":
+        if prune or dnf:
+            raise RulekitError("pruning and DNF merging need a classification tree")
+    if prune:
+        if X is None:
+            raise RulekitError(f"{prune} pruning needs data (prune_data / --prune-data)")
+        from rulekit.rules import prune as _prune  # noqa: PLC0415
+
+        if prune == "pessimistic":
+            rb = _prune.pessimistic(rb, X, y, cf=cf)
+        else:
+            rb = _prune.reduced_error(rb, X, y)
+        rb = _prune.organize(rb, X, y, mdl=mdl, positive=positive)
+    if dnf or (positive is not None and not prune):
+        from rulekit.rules.dnf import dnf as _dnf  # noqa: PLC0415
+
+        rb = _dnf(rb, X, y, mdl=mdl, positive=positive, merge=dnf)
+    if order == "vote" and rb.semantics != "vote":
+        rb = rb.model_copy(update={"semantics": "vote"})
+    if stats and X is not None:
+        from rulekit.rules.stats import annotate  # noqa: PLC0415
+
+        rb = annotate(rb, X, y)
+    return rb
+
+
+def split_data(data: Any, rb: RuleBase) -> tuple[Any, np.ndarray]:
+    """``(X, y)`` from ``(X, y)`` or from a table holding the target column."""
+    if isinstance(data, tuple) and len(data) == 2:
+        X, y = data
+        return X, _labels(y, rb)
+    target = rb.target
+    cols = list(data.columns) if hasattr(data, "columns") else list(data) if isinstance(data, dict) else None
+    if cols is None:
+        raise RulekitError("prune data must be (X, y) or a table with the target column")
+    if target not in cols:
+        feats = {f.name for f in rb.features}
+        rest = [c for c in cols if c not in feats]
+        if len(rest) != 1:
+            raise RulekitError(f"prune data has no target column {target!r}")
+        target = rest[0]
+    y = data[target]
+    y = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y, dtype=object)
+    return data, _labels(y, rb)
+
+
+def _labels(y: Any, rb: RuleBase) -> np.ndarray:
+    """Targets as class labels of the rule base (CSV text '1' -> 1, 'yes' -> 'yes'), or floats."""
+    y = np.asarray(y)
+    if rb.task == "regression":
+        try:
+            return y.astype(np.float64)
+        except (TypeError, ValueError):
+            raise RulekitError("the target column of a regression must hold numbers") from None
+    classes = list(rb.classes or ())
+    if not classes:
+        return y
+    lookup: dict = {}
+    for c in classes:
+        lookup.setdefault((type(c), c), c)
+        lookup.setdefault(("str", str(c)), c)
+    out = np.empty(len(y), object)
+    for i, v in enumerate(y.tolist()):
+        hit = lookup.get((type(v), v))
+        if hit is None:
+            hit = lookup.get(("str", str(v)))
+        if hit is None and isinstance(v, str):
+            try:
+                fv = float(v)
+                hit = lookup.get((int, int(fv))) if fv.is_integer() else lookup.get((float, fv))
+            except ValueError:
+                hit = None
+        out[i] = hit if hit is not None else v
+    kinds = {type(c) for c in classes}
+    if len(kinds) == 1 and all(type(v) in kinds for v in out.tolist()):
+        return np.asarray(out.tolist())
+    return out
