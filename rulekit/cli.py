@@ -223,13 +223,15 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(err.exit_code)
     except typer.Exit as ex:
         sys.exit(ex.exit_code)
-    except Exception as err:  # click usage errors and anything unexpected: one line, no traceback
-        import click
-
-        if isinstance(err, click.exceptions.ClickException):
+    except KeyboardInterrupt:
+        print("rulekit: interrupted", file=sys.stderr)
+        sys.exit(130)
+    except Exception as err:  # usage errors and anything unexpected: one line, no traceback
+        # typer raises click's exceptions (its own vendored copy in recent versions): duck-type them
+        if hasattr(err, "show") and isinstance(getattr(err, "exit_code", None), int):
             err.show()
             sys.exit(err.exit_code)
-        if isinstance(err, click.exceptions.Abort):
+        if type(err).__name__ == "Abort":
             sys.exit(130)
         if os.environ.get("RULEKIT_DEBUG"):
             raise

@@ -91,3 +91,22 @@ def test_show_model(tmp_path, capsys, fmt, needle):
 def test_missing_file_is_one_line(tmp_path, capsys):
     code, _, err = run_cli(["show", tmp_path / "nope.json"], capsys)
     assert code == 2 and "no such file" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args", [["predict"], ["export", "x.json"], ["show", "x", "--format", "pdf"],
+                                  ["no-such-command"]])
+def test_usage_errors_exit_2_without_traceback(args, capsys):
+    code, out, err = run_cli(args, capsys)
+    assert code == 2 and "Traceback" not in err + out
+
+
+def test_unexpected_errors_are_one_line(monkeypatch, tmp_path, capsys):
+    from rulekit.commands import show
+
+    def boom(**_):
+        raise ZeroDivisionError("synthetic")
+
+    monkeypatch.setattr(show, "run", boom)
+    monkeypatch.delenv("RULEKIT_DEBUG", raising=False)
+    code, _, err = run_cli(["show", tmp_path / "x.json"], capsys)
+    assert code == 2 and "internal error" in err and err.count("\n") == 1
