@@ -241,7 +241,7 @@ def _tables():
         np = _np
         nodes = np.asarray(_COL, np.intp), np.asarray(_CUT, np.float64), np.asarray(_FIRST, np.intp)
         leafno = np.asarray(_LEAFNO, np.intp)
-        lval = np.asarray(_LVAL, np.float64).reshape(len(_LVAL), -1)
+        lval = np.asarray(_LVALF, np.float64).reshape(-1, _K)
         doms = []
         for j, nom in enumerate(_NOMINAL):
             if nom is not None and nom[1]:

@@ -32,6 +32,7 @@ MISSING_CODE, UNSEEN_CODE = -2, -1  # nominal codes the generated module uses be
 
 @dataclass
 class Tree:
+    root: int = 0
     kind: list[int] = field(default_factory=list)
     feature: list[int] = field(default_factory=list)  # numeric / nominal feature, else -1
     threshold: list[tuple[str, float, str] | None] = field(default_factory=list)  # (op, t, precision)
@@ -44,45 +45,42 @@ class Tree:
 
 
 def flatten_tree(graph: nx.DiGraph, domain_sizes: list[int]) -> Tree:
-    """The tree in pre-order (branch order), thresholds not yet turned into boundaries."""
-    nodes = dict(graph.nodes(data=True))
-    succ = dict(graph.adjacency())
-    t = Tree()
-    stack = [graph.graph["root"]]
-    index: dict = {}
-    pending: list[tuple[int, list]] = []  # (local index, graph children by branch)
-    while stack:
-        node = stack.pop()
-        i = len(t.kind)
-        index[node] = i
-        a = nodes[node]
-        kind = _KIND[a["kind"]]
-        t.kind.append(kind)
-        t.feature.append(a.get("feature", -1) if kind in (NUMERIC, NOMINAL) else -1)
-        t.missing.append(a.get("missing", 0))
-        t.bound.append(math.nan)
+    """The tree as parallel lists (graph node order); thresholds not yet turned into boundaries."""
+    items = list(graph.nodes(data=True))
+    index = {n: i for i, (n, _) in enumerate(items)}
+    attrs = [a for _, a in items]
+    adj = dict(graph.adjacency())
+    t = Tree(root=index[graph.graph["root"]])
+    t.kind = [_KIND[a["kind"]] for a in attrs]
+    t.feature = [a.get("feature", -1) for a in attrs]
+    t.missing = [a.get("missing", 0) for a in attrs]
+    t.threshold = [(a["op"], a["threshold"], a["precision"]) if "threshold" in a else None for a in attrs]
+    t.bound = [math.nan] * len(attrs)
+    kids: list[tuple[int, ...]] = []
+    for (node, a), kind in zip(items, t.kind):
+        out = adj[node]
         if kind == LEAF:
-            t.threshold.append(None)
-            t.value[i] = tuple(float(v) for v in a["value"])
+            kids.append(())
             continue
-        t.threshold.append((a["op"], float(a["threshold"]), a["precision"]) if kind != NOMINAL else None)
-        out = succ[node]
-        children = [None] * len(out)
-        for child, data in out.items():
-            children[data["branch"]] = child
-        pending.append((i, children))
-        if kind == LINEAR:
-            t.linear[i] = (tuple(a["features"]), tuple(float(w) for w in a["weights"]))
-        elif kind == NOMINAL:
-            t.route[i] = _route(out, children, a["missing"], domain_sizes[a["feature"]])
-        stack.extend(reversed(children))
-    t.kids = [()] * len(t.kind)
-    for i, children in pending:
-        t.kids[i] = tuple(index[c] for c in children)
+        if len(out) == 2:
+            (c0, d0), (c1, d1) = out.items()
+            kids.append((index[c0], index[c1]) if d0["branch"] == 0 else (index[c1], index[c0]))
+        else:
+            children = [None] * len(out)
+            for child, data in out.items():
+                children[data["branch"]] = index[child]
+            kids.append(tuple(children))
+        if kind == NOMINAL:
+            i = index[node]
+            t.route[i] = _route(out, a["missing"], domain_sizes[a["feature"]])
+        elif kind == LINEAR:
+            t.linear[index[node]] = (tuple(a["features"]), tuple(map(float, a["weights"])))
+    t.kids = kids
+    t.value = {i: tuple(map(float, a["value"])) for i, a in enumerate(attrs) if "value" in a and t.kind[i] == LEAF}
     return t
 
 
-def _route(out: dict, children: list, missing: int, size: int) -> tuple[int, ...]:
+def _route(out: dict, missing: int, size: int) -> tuple[int, ...]:
     """Branch taken by each nominal code, as in ``rulekit.ir.compiled``: slot ``code + 2``.
 
     Slot 0 is a missing value, slot 1 a value outside the domain ("other" branch, else the missing
@@ -120,7 +118,7 @@ def set_bounds(trees: list[Tree]) -> None:
 def depth(t: Tree) -> int:
     """Levels of the nested-``if`` form (a nominal split with B branches counts B - 1)."""
     best = 0
-    stack = [(0, 0)]
+    stack = [(t.root, 0)]
     while stack:
         i, d = stack.pop()
         best = max(best, d)
@@ -172,69 +170,82 @@ def build_table(trees: list[Tree], n_features: int) -> Table:
             derived(("route", t.feature[i], t.route[i]))
     A = tab.n_aug
     leaf_col = 2 * A
-    col, cut, first, leafno = tab.col, tab.cut, tab.first, tab.leafno
     nan = math.nan
-
-    def alloc(k: int) -> int:
-        g = len(col)
-        col.extend([leaf_col] * k)
-        cut.extend([nan] * k)
-        first.extend([0] * k)
-        leafno.extend([0] * k)
-        return g
-
+    inf = math.inf
+    nextafter = math.nextafter
+    # sizes first: one node per leaf and per binary split, a nominal split of B branches is a chain
+    # of B - 1 binary steps (a pass-through one keeps a dummy leaf in its unused slot)
+    total = 0
+    for t in trees:
+        total += 1
+        for ks in t.kids:
+            total += 2 * max(1, len(ks) - 1) if ks else 0
+    col, cut, first, leafno = [leaf_col] * total, [nan] * total, [0] * total, [0] * total
+    tab.col, tab.cut, tab.first, tab.leafno = col, cut, first, leafno
+    leaf_value = tab.leaf_value
+    top = 0  # next free node id
+    max_depth = 0
     for t in trees:
         gid = [-1] * len(t.kind)
-        root = alloc(1)
+        root = top
+        top += 1
         tab.roots.append(root)
-        queue = deque([(0, root, 0)])  # (local node, node id, depth in steps)
+        kinds, kids_of, feature, bound, missing = t.kind, t.kids, t.feature, t.bound, t.missing
+        values = t.value
+        queue = deque([(t.root, root, 0)])  # (local node, node id, depth in steps)
+        pop, push = queue.popleft, queue.append
         while queue:
-            i, g, d = queue.popleft()
+            i, g, d = pop()
             gid[i] = g
-            tab.depth = max(tab.depth, d)
-            kind = t.kind[i]
+            kind = kinds[i]
             if kind == LEAF:
+                if d > max_depth:
+                    max_depth = d
                 first[g] = g
-                leafno[g] = len(tab.leaf_value)
-                tab.leaf_value.append(t.value[i])
+                leafno[g] = len(leaf_value)
+                leaf_value.append(values[i])
                 continue
-            kids = t.kids[i]
+            kids = kids_of[i]
+            p = top
+            top += 2
+            first[g] = p
             if kind == NOMINAL:
-                c = derived(("route", t.feature[i], t.route[i]))
-                if len(kids) == 1:  # a pass-through split: always to slot 0, slot 1 a dummy leaf
-                    p = alloc(2)
-                    first[g], col[g], cut[g] = p, c, nan
+                c = derived(("route", feature[i], t.route[i]))
+                if len(kids) == 1:  # a pass-through split: always slot 0; slot 1 a dummy leaf
+                    col[g] = c
                     first[p + 1] = p + 1
-                    leafno[p + 1] = 0
-                    queue.append((kids[0], p, d + 1))
+                    push((kids[0], p, d + 1))
                     continue
                 # a chain: step k sends branch k to slot 1, the rest on to the next step
-                for k in range(len(kids) - 1):
-                    p = alloc(2)
-                    first[g], col[g], cut[g] = p, c, k + 0.5
-                    queue.append((kids[k], p + 1, d + k + 1))
-                    if k == len(kids) - 2:
-                        queue.append((kids[k + 1], p, d + k + 1))
+                last = len(kids) - 2
+                for k in range(last + 1):
+                    col[g], cut[g] = c, k + 0.5
+                    push((kids[k], p + 1, d + k + 1))
+                    if k == last:
+                        push((kids[k + 1], p, d + k + 1))
                     else:
                         g = p
+                        p = top
+                        top += 2
+                        first[g] = p
                 continue
-            c = t.feature[i] if kind == NUMERIC else derived(("linear",) + t.linear[i])
-            b = t.bound[i]
-            p = alloc(2)
-            first[g] = p
+            c = feature[i] if kind == NUMERIC else derived(("linear",) + t.linear[i])
+            b = bound[i]
             left, right = kids
-            if t.missing[i] == 1:  # x <= b -> left (slot 1); else and NaN -> right (slot 0)
+            if missing[i] == 1:  # x <= b -> left (slot 1); else and NaN -> right (slot 0)
                 col[g], cut[g] = c, b
-                queue.append((left, p + 1, d + 1))
-                queue.append((right, p, d + 1))
+                push((left, p + 1, d + 1))
+                push((right, p, d + 1))
             else:  # x > b  <=>  -x <= -nextup(b) -> right (slot 1); else and NaN -> left (slot 0)
-                if b == math.inf:
-                    col[g], cut[g] = c, nan  # never right
+                if b == inf:
+                    col[g] = c  # cut stays NaN: never right
                 else:
-                    col[g], cut[g] = A + c, -math.nextafter(b, math.inf)
-                queue.append((right, p + 1, d + 1))
-                queue.append((left, p, d + 1))
+                    col[g], cut[g] = A + c, -nextafter(b, inf)
+                push((right, p + 1, d + 1))
+                push((left, p, d + 1))
         tab.gid.append(gid)
+    tab.depth = max_depth
+    assert top == total, (top, total)
     if not tab.leaf_value:
         raise ExportError("model has no leaves")
     return tab

@@ -10,6 +10,7 @@ model's comparison; sums follow ``Model.raw_output``'s order exactly.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 
 import numpy as np
@@ -18,7 +19,7 @@ from rulekit.errors import ExportError
 from rulekit.ir.model import Model
 
 from . import flat
-from .text import INDENT, doc, num, nums, runtime, tuple_of, value
+from .text import INDENT, doc, num, nums, packed, runtime, tuple_of, value
 
 NEST_LIMIT = 40  # tree levels written as nested ``if`` (CPython allows 100 indentation levels)
 INLINE_MAX_NODES = 300_000  # above this many nodes in all, per-row code walks the table too
@@ -28,6 +29,16 @@ def model_to_python(model: Model, *, form: str = "auto") -> str:
     """Source text of the module. ``form``: "nested", "table" or "auto" (nested unless huge)."""
     if form not in ("auto", "nested", "table"):
         raise ExportError(f"unknown form {form!r} (choose auto, nested or table)")
+    was_enabled = gc.isenabled()
+    gc.disable()  # millions of small acyclic objects: the cyclic collector only rescans the graphs
+    try:
+        return _model_to_python(model, form)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _model_to_python(model: Model, form: str) -> str:
     sizes = [len(f.domain or ()) for f in model.features]
     trees = [flat.flatten_tree(g, sizes) for g in model.trees]
     flat.set_bounds(trees)
@@ -161,19 +172,20 @@ class _Writer:
             f"_DEPTH = {t.depth}",
             f"_ROOTS = ({', '.join(map(str, t.roots))},)",
             f"_DERIVED = {tuple_of([self._derived(d) for d in t.derived]) if t.derived else '()'}",
-            f"_COL = ({', '.join(map(str, t.col))},)",
-            f"_CUT = ({nums(t.cut)},)",
-            f"_FIRST = ({', '.join(map(str, t.first))},)",
-            f"_LEAFNO = ({', '.join(map(str, t.leafno))},)",
-            "_LVAL = (" + "".join(f"({nums(v)},), " for v in t.leaf_value) + ")",
+            f"_COL = {packed(t.col, 'q')}",
+            f"_CUT = {packed(t.cut, 'd')}",
+            f"_FIRST = {packed(t.first, 'q')}",
+            f"_LEAFNO = {packed(t.leafno, 'q')}",
+            f"_K = {len(t.leaf_value[0])}",
+            f"_LVALF = {packed([v for row in t.leaf_value for v in row], 'd')}",
+            "_LVAL = tuple(zip(*[iter(_LVALF)] * _K))  # leaf values, one tuple per leaf",
         ]
-        if self.cls:
-            labels = self.m.classes
-            out.append("_LLABEL = (" + "".join(f"{value(labels[int(np.argmax(v))])}, "
-                                               for v in t.leaf_value) + ")"
-                       if self.single else "_LLABEL = ()")
-        out.append("_LVOTE = (" + "".join(f"{int(np.argmax(v))}, " for v in t.leaf_value) + ")"
-                   if self.c.kind == "vote" else "_LVOTE = ()")
+        best = np.argmax(np.asarray(t.leaf_value), axis=1)
+        if (self.cls and self.single) or self.c.kind == "vote":
+            out.append(f"_LBEST = {packed(best, 'q')}  # most probable class of each leaf")
+        if self.cls and self.single:
+            out.append("_LLABEL = tuple(CLASSES[k] for k in _LBEST)")
+        out.append("_LVOTE = _LBEST" if self.c.kind == "vote" else "_LVOTE = ()")
         return "\n".join(out)
 
     @staticmethod
@@ -185,21 +197,29 @@ class _Writer:
     # --- per row -----------------------------------------------------------------------------
     def entry(self, ind: int) -> list[str]:
         """Lines binding ``x``: the row itself when it can be compared as is, else converted."""
-        if self.trusting:
-            return [INDENT[ind] + "x = row",
-                    INDENT[ind] + "c = row.__class__",
-                    INDENT[ind] + f"if (c is not list and c is not tuple) or len(row) != {self.m.n_features}:",
-                    INDENT[ind + 1] + "x = _vec(row)"]
-        return [INDENT[ind] + "x = _vec(row)"]
+        if not self.trusting:
+            return [INDENT[ind] + "x = _vec(row)"]
+        return [INDENT[ind] + "x = row",
+                INDENT[ind] + "c = row.__class__",
+                INDENT[ind] + f"if (c is not list and c is not tuple) or len(row) != {self.m.n_features}:",
+                INDENT[ind + 1] + "x = _vec(row)"]
 
-    def guarded(self, body: list[str]) -> list[str]:
-        """``body`` (indented for 3 levels) retried on a converted row when a cell is not a number."""
+    def guarded(self, body: list[str], name: str = "x") -> list[str]:
+        """``body`` (indented for 3 levels) retried on a converted row when a cell is not a number.
+
+        ``name="row"`` (one tree): the row is used as is, with no type or length test up front;
+        anything that is not a sequence of numbers fails on first use and is converted (the
+        converted row holds only floats, so the second round cannot fail)."""
         if not self.trusting:
             return [line[8:] for line in body]  # no loop, no try: dedent by two levels
+        if name == "row":
+            return (["    while True:", "        try:"] + body
+                    + ["        except (TypeError, KeyError, IndexError):  # None, text, a mapping ...",
+                       "            row = _vec(row)  # convert the row and go again"])
         return (["    while True:", "        try:"] + body
-                + ["        except TypeError:  # None, text ...: convert the row and go again",
+                + ["        except (TypeError, KeyError, IndexError):  # None, text ...",
                    "            if x is not row:", "                raise",
-                   "            x = _vec(row)"])
+                   "            x = _vec(row)  # convert the row and go again"])
 
     def row_functions(self) -> str:
         if self.single and self.form == "nested":
@@ -208,7 +228,8 @@ class _Writer:
 
     def single_tree_functions(self) -> str:
         t, gid = self.trees[0], self.tab.gid[0]
-        access = lambda f: f"x[{f}]"  # noqa: E731
+        var = "row" if self.trusting else "x"
+        access = lambda f: f"{var}[{f}]"  # noqa: E731
         out = []
         variants = [("predict", "label" if self.cls else "value")]
         if self.cls:
@@ -223,7 +244,7 @@ class _Writer:
                 return [f"return {num(v[0])}"]
 
             def frontier(i: int, what=what) -> list[str]:
-                leafrow = f"_walk({gid[i]}, x)"
+                leafrow = f"_walk({gid[i]}, {var})"
                 if what == "label":
                     return [f"return _LLABEL[{leafrow}]"]
                 if what == "proba":
@@ -234,8 +255,9 @@ class _Writer:
             emit_tree(t, access, leaf, frontier, 3, NEST_LIMIT, body)
             doc_line = {"label": "The class label of ``row``.", "value": "The prediction for ``row``.",
                         "proba": "Class probabilities of ``row``, in CLASSES order."}[what]
-            out.append("\n".join([f"def {name}(row):", f'    """{doc_line}"""'] + self.entry(1)
-                                 + self.guarded(body)))
+            entry = self.entry(1) if var == "x" else []
+            out.append("\n".join([f"def {name}(row):", f'    """{doc_line}"""'] + entry
+                                 + self.guarded(body, var)))
         return "\n\n\n".join(out)
 
     def ensemble_function(self) -> str:
@@ -243,9 +265,12 @@ class _Writer:
         if self.form == "table":
             body.append(INDENT[3] + "return _table_acc(x)")
         else:
-            used = sorted({f for t in self.trees for i, k in enumerate(t.kind)
-                           for f in ((t.feature[i],) if k in (flat.NUMERIC, flat.NOMINAL)
-                                     else t.linear[i][0] if k == flat.LINEAR else ())})
+            used_set: set[int] = set()
+            for t in self.trees:
+                used_set.update(t.feature)
+                for feats, _ in t.linear.values():
+                    used_set.update(feats)
+            used = sorted(used_set - {-1})
             for f in used:
                 body.append(INDENT[3] + f"x{f} = x[{f}]")
             acc = [f"p{k}" for k in range(self.n_out)]
@@ -270,14 +295,21 @@ class _Writer:
         kind = self.c.kind
         K = self.n_out
 
-        def leaf(i: int) -> list[str]:
+        names = [f"p{k} += " for k in range(K)]
+        ids = list(t.value)
+        reps = nums([x for i in ids for x in t.value[i]]).split(", ")  # all literals in one pass
+        width = len(t.value[ids[0]]) if ids else 0
+        texts: dict[int, list[str]] = {}
+        for n, i in enumerate(ids):
             v = t.value[i]
             if kind == "sum":
-                return [f"p{out} += {num(v[0])}"]
-            if kind == "vote":
-                return [f"p{int(np.argmax(v))} += 1.0"]
-            lines = [f"p{k} += {num(v[k])}" for k in range(K) if v[k] != 0.0]
-            return lines or ["pass"]
+                texts[i] = [f"p{out} += {reps[n]}"]
+            elif kind == "vote":
+                texts[i] = [f"p{v.index(max(v))} += 1.0"]
+            else:
+                base = n * width
+                texts[i] = [names[k] + reps[base + k] for k, x in enumerate(v) if x != 0.0] or ["pass"]
+        leaf = texts.__getitem__
 
         def frontier(i: int) -> list[str]:
             leafrow = f"_walk({gid[i]}, x)"
@@ -325,7 +357,10 @@ class _Writer:
         return "\n\n\n".join(out)
 
 
-_IMPORTS = """import math as _math
+_IMPORTS = """import array as _array
+import base64 as _base64
+import math as _math
+import sys as _sys
 
 try:
     import numpy as _np
@@ -334,47 +369,66 @@ except ImportError:  # numpy is optional: the per-row functions never need it
 
 _npexp = _np.exp if _np is not None else None
 _NAN = float("nan")
-_INF = float("inf")"""
+_INF = float("inf")
+
+
+def _unpack(code, text):
+    # a table stored as little-endian base64: exact to the bit, compact, quick to load
+    a = _array.array(code)
+    a.frombytes(_base64.b64decode(text))
+    if _sys.byteorder == "big":
+        a.byteswap()
+    return a"""
 
 
 def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], list[str]],
               frontier: Callable[[int], list[str]], indent: int, limit: int, out: list[str]) -> None:
     """Append the nested-``if`` code of tree ``t`` (explicit stack; subtrees past ``limit`` levels
     become ``frontier`` lines, which walk the table)."""
-    stack: list[tuple] = [(0, indent, 0)]
+    stack: list[tuple] = [(t.root, indent, 0)]
     kind, kids, bound, missing, feature = t.kind, t.kids, t.bound, t.missing, t.feature
+    names: dict[int, str] = {}
+    bounds = nums(bound).split(", ")
+    append, push, pop = out.append, stack.append, stack.pop
+    numeric, leaf_kind, nominal = flat.NUMERIC, flat.LEAF, flat.NOMINAL
     while stack:
-        item = stack.pop()
-        if len(item) == 2:  # a literal line
-            out.append(item[0] if item[1] < 0 else INDENT[item[1]] + item[0])
+        item = pop()
+        i = item[0]
+        if i.__class__ is str:  # a literal line
+            append(INDENT[item[1]] + i)
             continue
-        i, ind, level = item
+        _, ind, level = item
         pad = INDENT[ind]
         k = kind[i]
-        if k == flat.LEAF:
-            out.extend(pad + line for line in leaf(i))
+        if k == leaf_kind:
+            lines = leaf(i)
+            append(pad + lines[0] if len(lines) == 1 else pad + ("\n" + pad).join(lines))
             continue
         if level >= limit:
             out.extend(pad + line for line in frontier(i))
             continue
-        if k == flat.NOMINAL:
+        if k == nominal:
             _emit_nominal(t, i, access(feature[i]), ind, level, stack, out)
             continue
-        if k == flat.NUMERIC:
-            x = access(feature[i])
+        if k == numeric:
+            f = feature[i]
+            x = names.get(f) or names.setdefault(f, access(f))
         else:
             feats, weights = t.linear[i]
             x = " + ".join(f"{num(w)} * {access(f)}" for f, w in zip(feats, weights))
         left, right = kids[i]
+        ind += 1
+        level += 1
         if missing[i] == 1:  # NaN fails `x <= b`: lands right
-            out.append(f"{pad}if {x} <= {num(bound[i])}:")
-            first, second = left, right
+            append(f"{pad}if {x} <= {bounds[i]}:")
+            push((right, ind, level))
+            push(("else:", ind - 1))
+            push((left, ind, level))
         else:  # NaN fails `x > b`: lands left
-            out.append(f"{pad}if {x} > {num(bound[i])}:")
-            first, second = right, left
-        stack.append((second, ind + 1, level + 1))
-        stack.append(("else:", ind))
-        stack.append((first, ind + 1, level + 1))
+            append(f"{pad}if {x} > {bounds[i]}:")
+            push((left, ind, level))
+            push(("else:", ind - 1))
+            push((right, ind, level))
 
 
 def _emit_nominal(t: flat.Tree, i: int, x: str, ind: int, level: int, stack: list, out: list[str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import math
 from pathlib import Path
 from typing import Any
@@ -14,22 +15,28 @@ _RUNTIME = Path(__file__).with_name("_runtime.py")
 INDENT = ["    " * i for i in range(128)]
 
 
+_SPECIAL = {"inf": "_INF", "-inf": "-_INF", "nan": "_NAN"}
+
+
 def num(x: float) -> str:
     """Shortest text that reads back as the identical float64 (``_INF``/``_NAN`` for the rest)."""
-    x = float(x)
-    if x != x:
-        return "_NAN"
-    if math.isinf(x):
-        return "_INF" if x > 0 else "-_INF"
-    return repr(x)
+    r = repr(x if x.__class__ is float else float(x))
+    return _SPECIAL.get(r, r)
 
 
 def nums(xs) -> str:
-    """Comma-separated :func:`num` literals (fast path for finite values)."""
-    xs = [float(v) for v in xs]
-    if all(math.isfinite(v) for v in xs):
-        return ", ".join(map(repr, xs))
-    return ", ".join(map(num, xs))
+    """Comma-separated :func:`num` literals (float reprs hold no letters but inf/nan/e)."""
+    return ", ".join(map(repr, map(float, xs))).replace("inf", "_INF").replace("nan", "_NAN")
+
+
+def rows_of(values: list[tuple[float, ...]]) -> str:
+    """``((a, b,), (c, d,), ...)`` for equally long float tuples, formatted in one pass."""
+    if not values:
+        return "()"
+    k = len(values[0])
+    flat = nums([v for row in values for v in row]).split(", ")
+    parts = [", ".join(flat[i:i + k]) for i in range(0, len(flat), k)]
+    return "((" + ",), (".join(parts) + ",),)"
 
 
 def value(v: Any) -> str:
@@ -45,6 +52,17 @@ def value(v: Any) -> str:
     if isinstance(v, str):
         return repr(str(v))
     raise ExportError(f"cannot write {v!r} ({type(v).__name__}) as a Python literal")
+
+
+def packed(values, code: str) -> str:
+    """``_unpack(code, "...")``: a table as little-endian base64 (exact, compact, fast to load).
+    ``code`` is an ``array`` typecode: "d" (float64) or "q" (int64)."""
+    dtype = {"d": "<f8", "q": "<i8"}[code]
+    text = base64.b64encode(np.asarray(values, dtype=dtype).tobytes()).decode("ascii")
+    if len(text) <= 4096:
+        return f'_unpack("{code}", "{text}")'
+    pieces = "\n".join(f'    "{text[i:i + 4096]}"' for i in range(0, len(text), 4096))
+    return f'_unpack("{code}", (\n{pieces}\n))'
 
 
 def tuple_of(items: list[str]) -> str:

