@@ -37,6 +37,7 @@ class OnnxOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     dtype: Literal["float", "double", "float32", "float64"] = "float"
     opset: Literal["auto", 3, 5] = "auto"
+    accumulate: Literal["auto", "float", "double"] = "auto"
     check: bool = True
     max_bytes: int = MAX_BYTES
 
@@ -69,8 +70,10 @@ def to_onnx(obj: Any, *, dtype: str = "float", opset: Any = "auto", **options: A
     """``obj`` (a rulekit Model or RuleBase) as an ``onnx.ModelProto`` for onnxruntime.
 
     ``dtype``: ``"float"`` (float32 input, default) or ``"double"``. ``opset``: ``"auto"``, ``5``
-    (ai.onnx.ml TreeEnsemble) or ``3`` (legacy TreeEnsembleRegressor). ``check=False`` skips the
-    validation; ``max_bytes`` lowers the size limit (default 1.8 GB).
+    (ai.onnx.ml TreeEnsemble) or ``3`` (legacy TreeEnsembleRegressor). ``accumulate`` (float input):
+    ``"auto"`` sums probabilities of averaged classifiers in float32 and the unbounded scores of
+    regressors and boosted models in float64; ``"float"``/``"double"`` force one. ``check=False``
+    skips the validation; ``max_bytes`` lowers the size limit (default 1.8 GB).
     """
     if isinstance(opset, str) and opset.isdigit():
         opset = int(opset)
@@ -84,7 +87,8 @@ def to_onnx(obj: Any, *, dtype: str = "float", opset: Any = "auto", **options: A
     if isinstance(obj, Model):
         from .model import build  # noqa: PLC0415
 
-        proto = build(obj, dtype=opts.np_dtype, opset=level, max_bytes=opts.max_bytes)
+        proto = build(obj, dtype=opts.np_dtype, opset=level, max_bytes=opts.max_bytes,
+                      accumulate=opts.accumulate)
     elif isinstance(obj, RuleBase):
         from .rules import build_rules  # noqa: PLC0415
 

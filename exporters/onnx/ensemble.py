@@ -38,16 +38,20 @@ def f32_floor(values: np.ndarray) -> np.ndarray:
     return f
 
 
-def thresholds(forest: Forest, dtype: np.dtype) -> np.ndarray:
+def thresholds(forest: Forest, dtype: np.dtype, round32: bool = False) -> np.ndarray:
+    """The split values in ``dtype``: the canonical float64 boundaries, or (float32 input, ``round32``
+    or a float32 operator) the largest float32 <= each boundary."""
     split = forest.arrays("split")
-    return split if dtype == np.float64 else f32_floor(split)
+    if dtype == np.float64 and not round32:
+        return split
+    return f32_floor(split).astype(dtype)
 
 
-def _node_arrays(forest: Forest, dtype) -> dict[str, np.ndarray]:
+def _node_arrays(forest: Forest, dtype, round32: bool = False) -> dict[str, np.ndarray]:
     return {
         "feature": forest.arrays("feature").astype(np.int64),
         "mode": forest.arrays("mode").astype(np.uint8),
-        "split": thresholds(forest, dtype),
+        "split": thresholds(forest, dtype, round32),
         "true_id": forest.arrays("true_id").astype(np.int64),
         "true_leaf": forest.arrays("true_leaf").astype(bool),
         "false_id": forest.arrays("false_id").astype(np.int64),
@@ -57,12 +61,12 @@ def _node_arrays(forest: Forest, dtype) -> dict[str, np.ndarray]:
 
 
 def emit_v5(gb: GraphBuilder, feed: str, forest: Forest, dtype: np.dtype, *, average: bool = False,
-            out: str | None = None) -> str:
+            out: str | None = None, round32: bool = False) -> str:
     """TreeEnsemble; with W > 1 weights per leaf the whole forest is written W times (target-major).
 
     ``average``: divide the sums by the number of trees inside the operator (only for W == 1,
     where the operator's tree count is the model's)."""
-    a = _node_arrays(forest, dtype)
+    a = _node_arrays(forest, dtype, round32)
     weights = forest.leaf_weights()
     leaf_tree = forest.leaf_tree()
     targets = np.asarray(forest.tree_targets, np.int64)  # (n_trees, W)
@@ -104,11 +108,11 @@ def emit_v5(gb: GraphBuilder, feed: str, forest: Forest, dtype: np.dtype, *, ave
 
 
 def emit_v3(gb: GraphBuilder, feed: str, forest: Forest, dtype: np.dtype, *, average: bool = False,
-            out: str | None = None) -> str:
+            out: str | None = None, round32: bool = False) -> str:
     """TreeEnsembleRegressor; float mode sums in the operator, double mode gathers leaf weights."""
     assert not average or forest.width == 1
     leaf_numbers = dtype == np.float64
-    a = _node_arrays(forest, dtype)
+    a = _node_arrays(forest, dtype, round32)
     feature, mode, split = a["feature"], a["mode"], a["split"]
     true_id, true_leaf, false_id, false_leaf, missing = (a["true_id"], a["true_leaf"], a["false_id"],
                                                          a["false_leaf"], a["missing"])

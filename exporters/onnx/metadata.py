@@ -36,7 +36,7 @@ def features_json(features) -> str:
     return json.dumps(out, ensure_ascii=False)
 
 
-def common(obj, *, dtype, opset: int | str, kind: str) -> dict[str, str]:
+def common(obj, *, dtype, opset: int | str, kind: str, op_dtype=None) -> dict[str, str]:
     import rulekit  # noqa: PLC0415
 
     meta = {
@@ -52,17 +52,21 @@ def common(obj, *, dtype, opset: int | str, kind: str) -> dict[str, str]:
     }
     if obj.classes is not None:
         meta["rulekit.classes"] = json.dumps([_jsonable(c) for c in obj.classes], ensure_ascii=False)
-    if np.dtype(dtype) == np.float32:
-        meta["rulekit.exactness"] = ("float32 input: thresholds are the largest float32 <= each canonical "
-                                     "float64 boundary, exact for float32 inputs; scores are summed in "
-                                     "float32 (probabilities within ~1e-6 of the float64 model)")
-    else:
+    if np.dtype(dtype) == np.float64:
         meta["rulekit.exactness"] = "float64 end to end: thresholds are the canonical float64 boundaries"
+    elif op_dtype is not None and np.dtype(op_dtype) == np.float32:
+        meta["rulekit.exactness"] = ("float32 input: thresholds are the largest float32 <= each canonical "
+                                     "float64 boundary (exact for float32 inputs); probabilities are "
+                                     "summed in float32 (within ~1e-6 of the float64 model)")
+    else:
+        meta["rulekit.exactness"] = ("float32 input, cast to float64 inside: thresholds are the largest "
+                                     "float32 <= each canonical float64 boundary (exact for float32 "
+                                     "inputs); scores are summed in float64; outputs are float32")
     return meta
 
 
-def model_metadata(model, *, dtype, opset: int) -> dict[str, str]:
-    meta = common(model, dtype=dtype, opset=opset, kind="model")
+def model_metadata(model, *, dtype, opset: int, op_dtype=None) -> dict[str, str]:
+    meta = common(model, dtype=dtype, opset=opset, kind="model", op_dtype=op_dtype or dtype)
     meta["rulekit.combiner"] = model.combiner.model_dump_json()
     meta["rulekit.n_trees"] = str(len(model.trees))
     if model.source:

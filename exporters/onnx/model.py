@@ -2,14 +2,16 @@
 
 Graph (N rows, F features)::
 
-    X [N, F] ─┬──────────────────────────────────────────────┐
-              ├─ nominal codes normalised (Floor, unseen -> -1)├─ Concat ─ TreeEnsemble ─ sums [N, T]
-              └─ oblique tests in float64 (Mul/Add left to right, <= b, NaN -> missing side)
-    sums ─ (Div n_trees | Add base_score ─ Sigmoid/Softmax) ─ probabilities ─ ArgMax ─ Gather ─ label
+    X [N, F] ─┬───────────────────────────────────────────────┐
+              ├─ nominal codes normalised (Floor; unseen -> -1) ├─ Concat ─ TreeEnsemble ─ scores
+              └─ oblique tests in float64 (Mul/Add left to right, <= b; NaN -> the missing side)
+    scores ─ [Div n_trees] | [Sigmoid | Softmax] ─ [Gemm: 1 - p1, p1] ─ probabilities ─ ArgMax ─ [Gather] ─ label
 
-Arithmetic follows :mod:`rulekit.ir.model`: averages are summed then divided, boosting adds the base
-score then applies the link with explicit operators, binary averages carry class 1 only and take
-``p0 = 1 - p1``.
+Arithmetic follows :mod:`rulekit.ir.model`: averages are summed then divided by the number of trees
+(inside the operator when each leaf has one weight), boosting starts from the base score (leading
+one-leaf trees) and applies Sigmoid/Softmax as explicit operators (never the operator's
+post_transform), binary models carry class 1 only and take ``p0 = 1 - p1``; a combiner's raw-score
+``decision`` rule gives the label when set.
 """
 
 from __future__ import annotations
@@ -27,27 +29,65 @@ from .metadata import model_metadata
 from .size import check_size, estimate_model_bytes
 
 
-def build(model: Model, *, dtype: np.dtype, opset: int, max_bytes: int) -> "onnx.ModelProto":  # noqa: F821
-    check_size(estimate_model_bytes(model, dtype=dtype, opset=opset), max_bytes)
+def accumulator(model: Model, dtype, accumulate: str) -> np.dtype:
+    """The operator's type. float32 input keeps a float32 operator for classifiers that average
+    probabilities (bounded, errors ~1e-7); regressors and boosted models sum unbounded scores and
+    raw-score decisions, so ``auto`` sums them in float64 (input cast, float32-rounded thresholds)."""
+    if np.dtype(dtype) == np.float64 or accumulate == "float":
+        return np.dtype(dtype)
+    if accumulate == "double" or model.task == "regression" or model.combiner.kind == "sum":
+        return np.dtype(np.float64)
+    return np.dtype(np.float32)
+
+
+def build(model: Model, *, dtype: np.dtype, opset: int, max_bytes: int, accumulate: str = "auto"):
+    op_dtype = accumulator(model, dtype, accumulate)
+    check_size(estimate_model_bytes(model, dtype=op_dtype, opset=opset), max_bytes)
     forest = flatten(model)
     gb = GraphBuilder(opset=21 if opset == 5 else 17, ml_opset=opset)
     elem = TensorProto.FLOAT if dtype == np.float32 else TensorProto.DOUBLE
-    x = "X"
-    inputs = [helper.make_tensor_value_info(x, elem, ["N", model.n_features])]
+    inputs = [helper.make_tensor_value_info("X", elem, ["N", model.n_features])]
+    x = "X" if op_dtype == dtype else gb.op("Cast", ["X"], to=TensorProto.DOUBLE, hint="x64")
     feed = x
     derived = []
     if forest.nominal:
-        derived.append(_nominal_codes(gb, x, forest, dtype))
+        derived.append(_nominal_codes(gb, x, forest, op_dtype))
     if forest.linear:
-        derived.append(_oblique_tests(gb, x, forest, dtype))
+        derived.append(_oblique_tests(gb, x, forest, op_dtype))
     if derived:
         feed = gb.op("Concat", [x] + derived, axis=1, hint="columns")
     emit = emit_v5 if opset == 5 else emit_v3
-    outputs = _combine(gb, model, forest, lambda **kw: emit(gb, feed, forest, dtype, **kw), dtype, elem)
+    round32 = np.dtype(dtype) == np.float32
+
+    def ensemble(**kw):
+        return emit(gb, feed, forest, op_dtype, round32=round32, **kw)
+
+    op_elem = TensorProto.FLOAT if op_dtype == np.float32 else TensorProto.DOUBLE
+    outputs = _combine(gb, model, forest, ensemble, op_dtype, op_elem)
+    if op_dtype != dtype:  # float64 sums, float32 outputs
+        outputs = [_cast_output(gb, o, TensorProto.FLOAT) if o.type.tensor_type.elem_type == op_elem else o
+                   for o in outputs]
     doc = (f"rulekit {model!r} exported to ONNX (ai.onnx.ml opset {opset}, {np.dtype(dtype).name} "
-           f"input). Input X[:, j] is feature j in the order of metadata 'rulekit.features'.")
+           f"input, {np.dtype(op_dtype).name} sums). Input X[:, j] is feature j in the order of "
+           f"metadata 'rulekit.features'.")
     return gb.model(inputs, outputs, name="rulekit_model", doc=doc,
-                    metadata=model_metadata(model, dtype=dtype, opset=opset))
+                    metadata=model_metadata(model, dtype=dtype, opset=opset, op_dtype=op_dtype))
+
+
+def _cast_output(gb: GraphBuilder, info, to: int):
+    """Rename a computed output ``name`` to ``name_64`` everywhere and add ``Cast -> name``."""
+    name = info.name
+    inner = gb.name(name + "_64")
+    for node in gb.nodes:
+        for i, v in enumerate(node.input):
+            if v == name:
+                node.input[i] = inner
+        for i, v in enumerate(node.output):
+            if v == name:
+                node.output[i] = inner
+    gb.op("Cast", [inner], to=to, out=name)
+    dims = [d.dim_param or d.dim_value for d in info.type.tensor_type.shape.dim]
+    return helper.make_tensor_value_info(name, to, dims)
 
 
 def _nominal_codes(gb: GraphBuilder, x: str, forest: Forest, dtype) -> str:

@@ -624,3 +624,25 @@ def test_rule_base_errors():
                        rules=(Rule(condition=_cmp("x", "<", 1.0), conclusion=Conclusion(label=True)),))
     with pytest.raises(ExportError, match="default"):
         to_onnx(boolean)
+
+
+def test_float_input_sums_unbounded_scores_in_double():
+    """Boosting/regression scores can cancel: float32 sums lose them, ``accumulate='auto'`` (float64
+    sums behind a float32 input) keeps them; thresholds stay the float32-rounded ones."""
+    trees = []
+    for t in range(200):
+        b = TreeBuilder()
+        r = b.numeric(0, 0.1 * (t % 7), precision="float32", missing=t % 2)
+        big = 1e6 if t % 2 == 0 else -1e6
+        b.connect(r, b.leaf((big + 0.1,)), 0)
+        b.connect(r, b.leaf((big - 0.3,)), 1)
+        trees.append(b.graph)
+    model = Model(trees, ["x"], task="regression", combiner=Combiner(kind="sum", base_score=(0.5,)))
+    X = np.concatenate([np.linspace(-1, 1, 201), [np.nan, 0.1, 0.2, 0.3]]).reshape(-1, 1)
+    want = model.predict(X.astype(np.float32).astype(np.float64))
+    for opset in (5, 3):
+        auto = run(to_onnx(model, opset=opset), X.astype(np.float32))["prediction"]
+        assert auto.dtype == np.float32
+        assert np.max(np.abs(auto - want) / np.maximum(1, np.abs(want))) <= 1e-6
+        f32 = run(to_onnx(model, opset=opset, accumulate="float"), X.astype(np.float32))["prediction"]
+        assert np.max(np.abs(f32 - want) / np.maximum(1, np.abs(want))) > 1e-6
