@@ -89,6 +89,7 @@ class _Builder:
         self.n = problem.X.shape[0]
         self.p = problem.X.shape[1]
         self.numeric = [f for f in range(self.p) if not problem.nominal[f]]
+        self.num = np.asarray(self.numeric, dtype=np.int64)
         self.has_nan = np.isnan(problem.X).any(axis=0)
         self.multiway = settings.nominal_split == "multiway"
         self.imp_crit = "entropy" if settings.criterion == "gain_ratio" else settings.criterion
@@ -145,8 +146,9 @@ class _Builder:
         P, S = self.P, self.S
         keep = np.flatnonzero(P.w > 0)
         lv = _Level(keep.astype(np.int64), P.w[keep].astype(np.float64), np.zeros(keep.size, np.int64), 1)
-        orders = None if S.random_thresholds else \
-            {f: np.argsort(self.Xt[f][lv.s], kind="stable") for f in self.numeric}
+        # row r: the entries sorted by numeric feature self.numeric[r] (None: extra trees)
+        orders = None if S.random_thresholds or not self.numeric else \
+            np.stack([np.argsort(self.Xt[f][lv.s], kind="stable") for f in self.numeric])
         avail = np.ones((1, self.p), bool)
         parent_value = None
         depth = 0
@@ -213,6 +215,13 @@ class _Builder:
         nodes = np.flatnonzero(mask.any(axis=1))
         first = lv.start[nodes]
         cnt_n = lv.count[nodes]
+        if orders is not None and nodes.size:
+            rows = np.flatnonzero(~self.has_nan[self.num])
+            if rows.size:
+                fr = self.num[rows][:, None] * self.n
+                lo = self._Xflat[fr + lv.s[orders[rows][:, first]]]
+                hi = self._Xflat[fr + lv.s[orders[rows][:, first + cnt_n - 1]]]
+                el[np.ix_(nodes, self.num[rows])] = ((cnt_n >= 2)[None, :] & (lo < hi)).T
         for f in range(self.p):
             if self.P.nominal[f]:
                 x = self.Xt[f][lv.s]
@@ -234,11 +243,6 @@ class _Builder:
                     lo[nonempty] = np.minimum.reduceat(xl, starts[nonempty])
                     hi[nonempty] = np.maximum.reduceat(xh, starts[nonempty])
                 el[nodes, f] = lo[nodes] < hi[nodes]
-                continue
-            o = orders[f]
-            lo = self.Xt[f][lv.s[o[first]]]
-            hi = self.Xt[f][lv.s[o[first + cnt_n - 1]]]
-            el[nodes, f] = (cnt_n >= 2) & (lo < hi)
         return el & mask
 
     def _candidates(self, lv, orders, mask, tot, basis, parent_imp, W):
@@ -257,42 +261,57 @@ class _Builder:
                     parts=np.zeros((3, B, self.p)),
                     nbr=np.zeros((B, self.p), np.int64), thr=np.zeros((B, self.p)),
                     miss=np.zeros((B, self.p), np.int64), subset={})
+        if self.numeric:
+            self._numeric_candidates(lv, orders, mask, tot, basis, parent_imp, cand)
         for f in range(self.p):
             nodes_f = mask[:, f]
-            if not nodes_f.any():
-                continue
-            if self.P.nominal[f]:
+            if self.P.nominal[f] and nodes_f.any():
                 self._nominal_candidates(f, lv, nodes_f, tot, basis, parent_imp, cand)
-            else:
-                self._numeric_candidates(f, lv, None if orders is None else orders[f], nodes_f, tot,
-                                         basis, parent_imp, cand)
         return cand
 
-    def _numeric_candidates(self, f, lv, order, nodes_f, tot, basis, parent_imp, cand):
-        """Score one numeric feature for the nodes ``nodes_f``. ``order`` lists the level's entries
-        grouped by node (the same segments as the entry arrays) and sorted by the feature inside each;
-        extra trees pass ``None`` (their random thresholds need no sorting)."""
-        if order is None:
-            pos = np.arange(lv.s.size) if nodes_f.all() else np.flatnonzero(nodes_f[lv.node])
-            res = self._random_split(self.Xt[f][lv.s[pos]], self._channels(pos, lv, basis),
-                                     lv.node[pos], tot, parent_imp, self.has_nan[f])
+    def _numeric_candidates(self, lv, orders, mask, tot, basis, parent_imp, cand):
+        """Score every numeric feature for the nodes that consider it, in one pass: the rows of
+        ``orders`` (entries sorted by each feature inside each node) are concatenated into segments
+        keyed ``row * B + node``. Extra trees pass ``orders=None``: random thresholds need no
+        sorting, the entries are used in node order."""
+        B = lv.n_nodes
+        m = lv.s.size
+        num = self.num
+        R = num.size
+        sel = mask[:, num]  # (B, R)
+        if not sel.any() or m == 0:
+            return
+        base = np.broadcast_to(np.arange(m), (R, m)) if orders is None else orders
+        if sel.all():
+            idx = base.ravel()
+            rows = np.repeat(np.arange(R), m)
+            nodes = np.tile(lv.node, R)
         else:
-            if nodes_f.all():
-                o = order
-                seg_node = lv.node
-            else:
-                pos = np.flatnonzero(nodes_f[lv.node])
-                o = order[pos]
-                seg_node = lv.node[pos]
-            res = self._scan(self.Xt[f][lv.s[o]], self._channels(o, lv, basis), seg_node, tot,
-                             parent_imp, self.has_nan[f])
+            rr, jj = np.nonzero(sel[lv.node].T)  # row-major: grouped by row, then node
+            idx = base[rr, jj]
+            rows = rr
+            nodes = lv.node[jj]
+        xs = self._Xflat[num[rows] * self.n + lv.s[idx]]
+        ch = self._channels(idx, lv, basis)
+        key = rows * B + nodes
+        may_nan = bool(self.has_nan[num].any())
+        if orders is None:
+            res = self._random_split(xs, ch, key, tot, parent_imp, may_nan, B)
+        else:
+            res = self._scan(xs, ch, key, tot, parent_imp, may_nan, B)
         if res is None:
             return
-        nodes, gain, (wl, wr, wm), go, thr = res
-        self._store(cand, nodes, f, gain, np.nan, 2, thr, go)
-        cand["parts"][0][nodes, f] = wl
-        cand["parts"][1][nodes, f] = wr
-        cand["parts"][2][nodes, f] = wm
+        keys, gain, (wl, wr, wm), go, thr = res
+        nd = keys % B
+        f = num[keys // B]
+        cand["gain"][nd, f] = gain
+        cand["si"][nd, f] = np.nan
+        cand["nbr"][nd, f] = 2
+        cand["thr"][nd, f] = thr
+        cand["miss"][nd, f] = go
+        cand["parts"][0][nd, f] = wl
+        cand["parts"][1][nd, f] = wr
+        cand["parts"][2][nd, f] = wm
 
     @staticmethod
     def _segments(seg_node: np.ndarray):
@@ -308,13 +327,14 @@ class _Builder:
         miss = np.maximum(tot[:, snode] - known_tot, 0.0)
         return miss if np.any(miss > 1e-12 * max(self.root_weight, 1.0)) else None
 
-    def _random_split(self, x, ch, seg_node, tot, parent_imp, may_have_nan):
+    def _random_split(self, x, ch, seg_node, tot, parent_imp, may_have_nan, B=None):
         """Extra trees: one threshold per node drawn uniformly in [min, max) of its known values."""
         S = self.S
         m = x.size
         if m < 2:
             return None
         first, seglen, snode = self._segments(seg_node)
+        node_of = snode if B is None else snode % B
         kn = None
         if may_have_nan:
             kn = ~np.isnan(x)
@@ -345,9 +365,9 @@ class _Builder:
             return None
         L = L[:, sg]
         R = known_tot[:, sg] - L
-        miss = None if kn is None else self._missing_totals(tot, snode, known_tot)
+        miss = None if kn is None else self._missing_totals(tot, node_of, known_tot)
         Mi = None if miss is None else miss[:, sg]
-        gain, go = C.score_binary(L, R, Mi, parent_imp[snode[sg]], self.imp_crit, S.missing)
+        gain, go = C.score_binary(L, R, Mi, parent_imp[node_of[sg]], self.imp_crit, S.missing)
         reg = self.regression
         wL, wR = C.channel_weight(L, reg), C.channel_weight(R, reg)
         wM = np.zeros_like(wL) if Mi is None else C.channel_weight(Mi, reg)
@@ -363,7 +383,7 @@ class _Builder:
         cand["thr"][nodes, f] = thr
         cand["miss"][nodes, f] = go
 
-    def _scan(self, xs, ch, seg_node, tot, parent_imp, may_have_nan=True):
+    def _scan(self, xs, ch, seg_node, tot, parent_imp, may_have_nan=True, B=None):
         """Best threshold per node over entries sorted by value within contiguous node segments.
 
         ``ch``: channel-first (C, m); ``tot``: node totals (C, B). Every position ``j`` (split
@@ -375,6 +395,7 @@ class _Builder:
         if m < 2:
             return None
         first, seglen, snode = self._segments(seg_node)
+        node_of = snode if B is None else snode % B
         all_known = True
         if may_have_nan:
             kn = ~np.isnan(xs)
@@ -387,7 +408,7 @@ class _Builder:
             np.cumsum(ch[k], out=cum[k, 1:])
         base = cum[:, first]
         known_tot = cum[:, first + kc] - base
-        miss_tot = None if all_known else self._missing_totals(tot, snode, known_tot)
+        miss_tot = None if all_known else self._missing_totals(tot, node_of, known_tot)
         valid = xs[:-1] < xs[1:]  # NaN compares false: never a threshold next to a missing value
         valid[first[1:] - 1] = False  # no threshold across two nodes
         msl = S.min_samples_leaf
@@ -405,7 +426,7 @@ class _Builder:
             if not valid.any():
                 return None
         Mi = None if miss_tot is None else np.repeat(miss_tot, seglen, axis=1)[:, :-1]
-        gain, go = C.score_binary(L, R, Mi, np.repeat(parent_imp[snode], seglen)[:-1], self.imp_crit,
+        gain, go = C.score_binary(L, R, Mi, np.repeat(parent_imp[node_of], seglen)[:-1], self.imp_crit,
                                   S.missing)
         g = np.full(m, -np.inf)
         g[:-1][valid] = gain[valid]
@@ -745,20 +766,22 @@ class _Builder:
         if single_copy:
             pos_of = np.full(m_old, -1, np.int64)
             pos_of[src_a] = newpos
-        new_orders = None if orders is None else {}
-        for f, o in (orders or {}).items():
+        new_orders = None
+        if orders is not None:
+            R = orders.shape[0]
             if single_copy:
-                q = pos_of[o]
-                q = q[q >= 0]
+                q = pos_of[orders]
+                q = q[q >= 0].reshape(R, -1)  # every row holds the same entries
             else:
+                o = orders.ravel()
                 c = copies[o]
                 o2 = o[c > 0]
                 c = c[c > 0]
                 grp = np.cumsum(c) - c
                 within = np.arange(int(c.sum())) - np.repeat(grp, c)
-                q = csr_pos[np.repeat(csr_start[o2], c) + within]
+                q = csr_pos[np.repeat(csr_start[o2], c) + within].reshape(R, -1)
             key = new_node[q].astype(kdt)
-            new_orders[f] = q[np.argsort(key, kind="stable")]
+            new_orders = np.take_along_axis(q, np.argsort(key, axis=1, kind="stable"), axis=1)
 
         # availability below: a multiway split uses its nominal feature up
         parent_of_new = np.repeat(np.arange(B), nch)
