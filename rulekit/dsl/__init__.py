@@ -1,13 +1,28 @@
-"""The rule DSL: text people edit, parsed with a Lark LALR grammar (``grammars/rules.lark``)."""
+"""The rule DSL: text people edit, parsed with a Lark LALR grammar (``grammars/rules.lark``).
+
+>>> from rulekit import dsl
+>>> rb = dsl.loads('''
+... rulebase demo
+... target play: classes {no, yes}
+... feature outlook: nominal {sunny, overcast, rain}
+... feature humidity: numeric
+... default yes
+...
+... if outlook = sunny and humidity > 75 then no
+... ''')
+>>> rb.rules[0].condition.items[1]
+Compare(kind='compare', feature='humidity', op='>', value=75.0)
+>>> dsl.loads(dsl.dumps(rb)) == rb
+True
+
+``loads`` raises :class:`RulesSyntaxError` (a :class:`rulekit.errors.RulekitError`) carrying a
+:class:`Diagnostic` for every error found, each with ``FILE:LINE:COL``, the line and a caret.
+"""
 
 from __future__ import annotations
 
-from rulekit.errors import NotBuiltError
+from rulekit.dsl.diagnostics import Diagnostic, RulesSyntaxError
+from rulekit.dsl.parser import Parsed, loads, parse
+from rulekit.dsl.printer import dumps
 
-
-def loads(text: str, *, file: str | None = None):
-    raise NotBuiltError("the rule DSL is not built yet (issue #5)")
-
-
-def dumps(rb) -> str:
-    raise NotBuiltError("the rule DSL is not built yet (issue #5)")
+__all__ = ["Diagnostic", "Parsed", "RulesSyntaxError", "dumps", "loads", "parse"]

@@ -1,0 +1,98 @@
+"""Syntax errors in words: what was expected where, for people who do not read grammars."""
+
+from __future__ import annotations
+
+from rulekit.dsl.grammar import NAME_RE
+
+_WORDS = {
+    "COMP": "a comparison (< <= > >= = !=)", "IS": "'is'", "IN": "'in'", "NOT": "'not'",
+    "THEN": "'then'", "AND": "'and'", "OR": "'or'", "NAME": "a name", "STRING": "a name",
+    "NUMBER": "a number", "INF": "a number", "NAN": "a number", "ADDOP": "'+' or '-'",
+    "TRUE": "true or false", "FALSE": "true or false", "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'",
+    "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "STAR": "'*'",
+    "EQUAL": "'='", "IF": "'if'", "MISSING": "'missing'", "CLASSES": "'classes'",
+    "NUMERIC": "'numeric' or 'nominal'", "NOMINAL": "'numeric' or 'nominal'",
+    "CLASSIFICATION": "'classification', 'regression' or 'classes'",
+    "REGRESSION": "'classification', 'regression' or 'classes'",
+    "FIRST_HIT": "first-hit, vote or weighted-sum", "WEIGHTED_SUM": "first-hit, vote or weighted-sum",
+    "FLOAT32": "float32 or float64", "FLOAT64": "float32 or float64",
+    "SINGLE": "single, average, vote or sum", "AVERAGE": "single, average, vote or sum",
+    "SUM": "single, average, vote or sum", "IDENTITY": "identity, sigmoid or softmax",
+    "SIGMOID": "identity, sigmoid or softmax", "SOFTMAX": "identity, sigmoid or softmax",
+    "LINK": "'link'", "BASE_SCORE": "'base_score'", "TREE_OUTPUT": "'tree_output'",
+    "WEIGHT": "'weight'", "WITH": "'with'", "VALUE": "'value'", "LABEL": "'label'",
+    "NOTHING": "'nothing'", "$END": "the end of the file",
+}
+_STATEMENTS = {"RULEBASE", "TARGET", "FEATURE", "SEMANTICS", "PRECISION", "COMBINER", "DEFAULT", "GROUP"}
+
+
+def _q(text: str) -> str:
+    text = text if len(text) <= 40 else text[:37] + "..."
+    return "'" + text + "'"
+
+
+def _found(tok) -> str:
+    return "the end of the file" if tok.type == "$END" else _q(tok.value)
+
+
+def _expected(exp: set[str], prev) -> str:
+    after = f" after {_q(prev.value)}" if prev is not None else ""
+    if "NOT" in exp and "LPAR" in exp and "NAME" in exp:
+        return f"expected a condition{after} (like 'age > 30' or 'colour in {{red, blue}}')"
+    if "COMP" in exp and "IS" in exp:
+        return (f"expected a comparison{after} (like '{prev.value} > 3', '= value', 'in {{...}}' or "
+                "'is missing')" if prev is not None else "expected a comparison")
+    if "COMP" in exp and "ADDOP" in exp:
+        return f"expected a comparison{after} (< <= > >=) or another term ('+ 2*x')"
+    if "NUMBER" in exp and "TRUE" in exp and "NOT" not in exp and "NOTHING" not in exp:
+        return f"expected a number or a value{after}"
+    if "NOTHING" in exp:
+        return (f"expected a conclusion{after}: a class label or a number, '[probabilities]', "
+                "'value N' or 'nothing'")
+    if "THEN" in exp:
+        return f"expected 'then' (or 'and' / 'or'){after}"
+    if "RPAR" in exp and "AND" in exp:
+        return f"expected ')' (or 'and' / 'or'){after}"
+    if "IF" in exp and _STATEMENTS & exp:
+        if "WEIGHT" in exp or "WITH" in exp or "LSQB" in exp or "VALUE" in exp:
+            return (f"expected the next rule ('if ... then ...') or a header line{after}, or more of "
+                    "this conclusion ('[probabilities]', 'value N', 'weight N', 'with key = N')")
+        return f"expected a rule ('if ... then ...') or a header line{after}"
+    if exp == {"IF"}:
+        return f"expected 'if'{after}"
+    if exp == {"COLON"}:
+        return f"expected ':'{after} (a rule starts 'ID: if ...' or just 'if ...')"
+    if "MISSING" in exp:
+        return f"expected 'missing' or 'not missing'{after}"
+    if exp == {"LBRACE"}:
+        return f"expected '{{'{after} (a set of values is written {{red, blue}})"
+    words = []
+    for t in sorted(exp):
+        w = _WORDS.get(t) or ("a header line or a rule" if t in _STATEMENTS else t.lower())
+        if w not in words:
+            words.append(w)
+    if len(words) > 1:
+        body = ", ".join(words[:-1]) + " or " + words[-1]
+    else:
+        body = words[0] if words else "something else"
+    return f"expected {body}{after}"
+
+
+def syntax_message(e, prev, text: str):
+    """(message, (line, column, width)) for an lark ``UnexpectedToken``."""
+    tok = e.token
+    exp = set(e.expected)
+    msg = f"{_expected(exp, prev)}, found {_found(tok)}"
+    if tok.type != "$END" and tok.value == "=" and prev is not None and prev.value in ("=", "<", ">", "!"):
+        msg += " (equality is a single '=')"
+    elif prev is not None and prev.type not in ("NAME", "STRING") and NAME_RE.fullmatch(prev.value) \
+            and prev.type not in ("IF", "THEN", "AND", "OR", "NOT", "IS", "IN", "WITH", "WEIGHT"):
+        msg += (f" ('{prev.value}' is a word of the rule language here: to use it as a name or label, "
+                f"write it in quotes, \"{prev.value}\")")
+    elif tok.type == "COLON" and prev is not None and prev.type in ("NAME", "STRING", "NUMBER"):
+        msg += " (the rule before this one may be missing its conclusion)"
+    if tok.type == "$END":
+        if prev is None:
+            return msg, (1, 1, 1)
+        return msg, (prev.line, prev.end_column, 1)
+    return msg, (tok.line, tok.column, max(1, tok.end_pos - tok.start_pos))

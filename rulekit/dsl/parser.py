@@ -1,0 +1,197 @@
+"""Parse rules text into a RuleBase, reporting every error it can find, in words.
+
+lark's LALR(1) parser (grammar ``grammars/rules.lark``) runs with :class:`rulekit.dsl.lexer.RulesLexer`
+and the :class:`rulekit.dsl.build.Builder` callbacks inline. On a syntax error the parser records it,
+skips to the next line that starts a statement (a header word, ``if``, or ``ID:``) and parses on from
+there, so one run reports every broken rule, plus every error of meaning in the rules that parse.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+import threading
+from dataclasses import dataclass, field
+
+from lark import Lark
+from lark.exceptions import UnexpectedInput, UnexpectedToken
+
+from rulekit.dsl import messages
+from rulekit.dsl.build import MAX_ERRORS, Builder
+from rulekit.dsl.diagnostics import DEFAULT_FILE, Diagnostic, RulesSyntaxError, make
+from rulekit.dsl.grammar import grammar_text
+from rulekit.dsl.lexer import Comment, LexError, RulesLexer, Source
+from rulekit.rules.base import RuleBase
+
+# A line that starts a statement: a header word, `if`, or a rule id followed by ':'.
+_STMT_START = re.compile(
+    r"^[ \t\f\ufeff]*(?:(?:rulebase|target|feature|semantics|precision|combiner|default|group|if)"
+    r"(?![\w.-])|(?:[^\W\d][\w.]*|[0-9]+|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')[ \t]*:)", re.M)
+
+
+@dataclass
+class Parsed:
+    """The result of :func:`parse`: the rule base (None when there are errors) and where things are."""
+
+    rulebase: RuleBase | None
+    errors: list[Diagnostic]
+    file: str
+    lines_of: object = None
+    rule_pos: list[tuple[int, int]] = field(default_factory=list)  # (line, column) of each rule
+    literal_pos: list[list[tuple[int, int, int]]] = field(default_factory=list)  # per rule, per literal
+
+
+_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1)
+def _machinery() -> tuple[Lark, Builder]:
+    builder = Builder()
+    parser = Lark(grammar_text(), parser="lalr", lexer=RulesLexer, transformer=builder,
+                  maybe_placeholders=True)
+    return parser, builder
+
+
+def tree_parser() -> Lark:
+    """The same grammar and lexer building a lark Tree (for tests and tools; slower)."""
+    return Lark(grammar_text(), parser="lalr", lexer=RulesLexer, maybe_placeholders=True)
+
+
+def parse(text: str, *, file: str | None = None) -> Parsed:
+    """Parse ``text``; never raises for bad input (errors are in ``Parsed.errors``)."""
+    file = file or DEFAULT_FILE
+    with _LOCK:
+        parser, b = _machinery()
+        b.reset(text, file)
+        try:
+            comments = _run(parser, b, text)
+            rb = b.finish()
+            if rb is not None and comments:
+                rb = _attach(rb, b, comments)
+            errors = sorted(b.errors, key=lambda d: (d.line, d.column))
+            return Parsed(rb if not errors else None, errors, file, b.lines, b.rule_pos, b.lit_pos)
+        finally:
+            b.text = ""
+
+
+def loads(text: str, *, file: str | None = None) -> RuleBase:
+    """The RuleBase written in ``text``; :class:`RulesSyntaxError` listing every error otherwise."""
+    p = parse(text, file=file)
+    if p.errors:
+        raise RulesSyntaxError(p.errors)
+    return p.rulebase
+
+
+def _run(parser: Lark, b: Builder, text: str) -> list[Comment]:
+    comments: list[Comment] = []
+    pos, line, line_start = 0, 1, 0
+    while True:
+        src = Source(text, pos, len(text), line, line_start)
+        try:
+            parser.parse(src)
+            comments.extend(src.comments)
+            return comments
+        except LexError as e:
+            b.error_at(e.line, e.column, e.message, e.width)
+            stuck_line = e.line
+        except UnexpectedToken as e:
+            prev = src.before if e.token is src.last else src.last
+            if e.token.type == "COLON" and prev is not None and _starts_line(text, prev):
+                b.err(prev, f"{prev.value}: starts a new rule, but the rule before it is not finished "
+                            "(a conclusion after 'then' is missing?)")
+                stuck_line = prev.line - 1
+            else:
+                msg, where = messages.syntax_message(e, prev, text)
+                b.error_at(where[0], where[1], msg, where[2])
+                stuck_line = e.token.line if e.token.type != "$END" else None
+                if stuck_line is not None and prev is not None and e.token.line > prev.line:
+                    stuck_line = prev.line  # the offending token starts a later line: retry from it
+        except UnexpectedInput as e:  # pragma: no cover - the custom lexer raises LexError instead
+            b.error_at(getattr(e, "line", 1), getattr(e, "column", 1), "cannot read this")
+            stuck_line = getattr(e, "line", None)
+        comments.extend(src.comments)
+        b.abandon()
+        if stuck_line is None or len(b.errors) >= MAX_ERRORS:
+            return comments
+        # resume at the first statement line after the line where parsing got stuck
+        after_line = max(line, stuck_line) if stuck_line >= line else line
+        nxt = _next_statement(text, after_line, line_start, line)
+        if nxt is None:
+            return comments
+        pos, line, line_start = nxt
+
+
+def _starts_line(text: str, tok) -> bool:
+    start = text.rfind("\n", 0, tok.start_pos) + 1
+    return not text[start:tok.start_pos].strip()
+
+
+def _next_statement(text: str, after_line: int, line_start: int, line: int):
+    """(offset, line, line start) of the first statement line after line ``after_line``."""
+    i = line_start
+    while line <= after_line:
+        j = text.find("\n", i)
+        if j < 0:
+            return None
+        i, line = j + 1, line + 1
+    m = _STMT_START.search(text, i)
+    if m is None:
+        return None
+    start = m.start()
+    return start, line + text.count("\n", i, start), start
+
+
+def _attach(rb: RuleBase, b: Builder, comments: list[Comment]) -> RuleBase:
+    """Put each comment where the printer will write it back (see the module docstring of printer)."""
+    starts = [s[0] for s in b.stmts]
+    header: list[str] = []
+    footer: list[str] = []
+    leading: dict[int, list[str]] = {}
+    trailing: dict[int, str] = {}
+    n = len(b.stmts)
+    for c in comments:
+        text = _clean(c.text)
+        if c.prev_pos < 0:  # before any statement
+            k = 0
+        else:
+            k = bisect.bisect_right(starts, c.prev_pos) - 1  # the statement holding the previous token
+            nxt_start = starts[k + 1] if k + 1 < n else None
+            inside = c.next_pos is not None and (nxt_start is None or c.next_pos < nxt_start)
+            if inside:
+                pass  # a comment inside statement k stays with it
+            elif c.prev_line == c.line and b.stmts[k][1] == "rule" and b.stmts[k][2] not in trailing:
+                trailing[b.stmts[k][2]] = text
+                continue
+            elif c.prev_line == c.line:
+                pass  # trailing a header or group line: goes with that line's statement
+            else:
+                k += 1  # on its own line after statement k: leads the next statement
+        # a comment belongs to statement k (or after the last one)
+        while k < n and b.stmts[k][1] == "group":
+            k += 1  # comments above a 'group' line lead its first rule
+        if k >= n:
+            footer.append(text)
+        elif b.stmts[k][1] == "rule":
+            leading.setdefault(b.stmts[k][2], []).append(text)
+        else:
+            header.append(text)
+    rules = list(rb.rules)
+    for i in set(leading) | set(trailing):
+        upd = {}
+        if i in leading:
+            upd["comments"] = tuple(leading[i])
+        if i in trailing:
+            upd["trailing_comment"] = trailing[i]
+        rules[i] = rules[i].model_copy(update=upd)
+    return rb.model_copy(update={"rules": tuple(rules), "comments": tuple(header),
+                                 "footer_comments": tuple(footer)})
+
+
+def _clean(text: str) -> str:
+    """The text after ``#``: one separating space dropped, trailing blanks dropped."""
+    text = text.rstrip()
+    return text[1:] if text.startswith(" ") else text
+
+
+__all__ = ["Parsed", "parse", "loads", "tree_parser", "RulesSyntaxError", "make"]

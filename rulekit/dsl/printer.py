@@ -1,0 +1,243 @@
+"""Print a RuleBase as canonical DSL text (``dumps``); ``loads(dumps(rb)) == rb`` for every rule base.
+
+Layout: header comments, the header (rulebase, target, features, semantics, precision, combiner,
+default), a blank line, the rules (a ``group N`` line where the group changes), footer comments.
+A rule is one line, or, when longer than :data:`WIDTH`, one line per top-level ``and``/``or`` item.
+Comments: a rule's ``comments`` stand on the lines above it (above its ``group`` line if it opens a
+group), its ``trailing_comment`` ends its last line. Nothing here recurses: conditions are printed
+with an explicit stack.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rulekit.dsl.build import MAX_DEPTH
+from rulekit.dsl.grammar import CONDITION_WORDS, LABEL_WORDS, NO_WORDS, VALUE_WORDS, all_words
+from rulekit.dsl.literals import name, number, rule_id, typed
+from rulekit.errors import ExportError
+from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule, RuleBase
+
+WIDTH = 100
+INDENT = "    "
+_FLIP = {">": "<", ">=": "<="}
+
+
+def dumps(rb: RuleBase) -> str:
+    """The canonical text of ``rb`` (ends with a newline)."""
+    out: list[str] = []
+    for c in rb.comments:
+        out.extend(_comment_lines(c))
+    out.extend(header_lines(rb))
+    group = 0
+    blank_pending = True
+    for r in rb.rules:
+        opens = r.group != group
+        if (opens or r.comments) and not blank_pending:
+            out.append("")
+        if blank_pending:
+            out.append("")
+            blank_pending = False
+        for c in r.comments:
+            out.extend(_comment_lines(c))
+        if opens:
+            out.append(f"group {r.group}")
+            group = r.group
+        out.extend(rule_lines(r, rb.task))
+    if rb.footer_comments:
+        out.append("")
+        for c in rb.footer_comments:
+            out.extend(_comment_lines(c))
+    return "\n".join(out) + "\n"
+
+
+def header_lines(rb: RuleBase) -> list[str]:
+    lines = [f"rulebase {name(rb.name, NO_WORDS)}"]
+    target = f"target {name(rb.target, NO_WORDS)}:"
+    classes = None if rb.classes is None else "{" + ", ".join(typed(c, VALUE_WORDS) for c in rb.classes) + "}"
+    if rb.task == "classification":
+        lines.append(f"{target} classes {classes}" if classes is not None else f"{target} classification")
+    else:
+        lines.append(f"{target} regression" + (f" classes {classes}" if classes is not None else ""))
+    for f in rb.features:
+        if f.kind == "nominal":
+            dom = ", ".join(typed(v, VALUE_WORDS) for v in f.domain or ())
+            match = f" match {f.match}" if f.match is not None else ""
+            lines.append(f"feature {name(f.name, NO_WORDS)}: nominal {{{dom}}}{match}")
+        else:
+            lines.append(f"feature {name(f.name, NO_WORDS)}: numeric")
+    lines.append(f"semantics {rb.semantics}")
+    lines.append(f"precision {rb.precision}")
+    if rb.combiner is not None:
+        c = rb.combiner
+        text = f"combiner {c.kind}"
+        if c.link != "identity":
+            text += f" link {c.link}"
+        if c.base_score:
+            text += " base_score [" + ", ".join(number(v) for v in c.base_score) + "]"
+        if c.tree_output is not None:
+            text += " tree_output [" + ", ".join(str(v) for v in c.tree_output) + "]"
+        if c.decision is not None:
+            text += " decision raw " + c.decision[3:-1] + " 0"
+        lines.append(text)
+    if rb.default is not None:
+        lines.append("default " + conclusion(rb.default, rb.task))
+    return lines
+
+
+def conclusion(c: Conclusion, task: str) -> str:
+    parts = []
+    if c.label is not None:
+        parts.append("label " + typed(c.label, VALUE_WORDS) if task == "regression"
+                     else typed(c.label, LABEL_WORDS))
+    if c.distribution is not None:
+        parts.append("[" + ", ".join(number(p) for p in c.distribution) + "]")
+    if c.value is not None:
+        bare = task == "regression" and not parts
+        parts.append(number(c.value) if bare else "value " + number(c.value))
+    return " ".join(parts) if parts else "nothing"
+
+
+def rule_lines(r: Rule, task: str) -> list[str]:
+    prefix = (rule_id(r.id, all_words()) + ": " if r.id is not None else "") + "if "
+    items, joiner = top_items(r.condition, r.id)
+    tail = " then " + conclusion(r.conclusion, task)
+    if r.weight is not None:
+        tail += " weight " + number(r.weight)
+    if r.stats:
+        tail += " with " + ", ".join(f"{name(k, NO_WORDS)} = {number(v)}" for k, v in r.stats.items())
+    line = prefix + (" " + joiner + " ").join(items) + tail
+    if len(line) <= WIDTH or len(items) == 1:
+        lines = [line]
+    else:
+        lines = [prefix + items[0]]
+        lines.extend(f"{INDENT}{joiner} {it}" for it in items[1:])
+        lines.append(INDENT + tail[1:])
+    if r.trailing_comment is not None:
+        lines[-1] += "  #" + (" " + r.trailing_comment if r.trailing_comment else "")
+    return lines
+
+
+def _comment_lines(text: str) -> list[str]:
+    return ["#" + (" " + ln if ln else "") for ln in text.split("\n")]
+
+
+# --- conditions -----------------------------------------------------------------------------------
+
+def condition(node) -> str:
+    """A condition as text (top level: no parentheses around it)."""
+    items, joiner = top_items(node, None)
+    return (" " + joiner + " ").join(items)
+
+
+def top_items(node, rid) -> tuple[list[str], str]:
+    """The top-level ``and``/``or`` items of a condition as text, and the word joining them."""
+    if type(node) in (And, Or) and len(node.items) >= 2:
+        joiner = "and" if type(node) is And else "or"
+        pieces = _operands(node)
+        return [_render(p, 2, rid) for p in pieces], joiner
+    return [_render(node, 1, rid)], "and"
+
+
+def _operands(node):
+    """The items of an And/Or, with adjacent lower/upper bounds of an And as chain tuples."""
+    items = node.items
+    if type(node) is Or:
+        return list(items)
+    out, i = [], 0
+    while i < len(items):
+        a = items[i]
+        if i + 1 < len(items) and _chains(a, items[i + 1]):
+            out.append((a, items[i + 1]))
+            i += 2
+        else:
+            out.append(a)
+            i += 1
+    return out
+
+
+def _chains(a, b) -> bool:
+    return (type(a) is Compare and type(b) is Compare and a.feature == b.feature
+            and a.op in (">", ">=") and b.op in ("<", "<=")
+            and type(a.value) is float and type(b.value) is float)
+
+
+def _render(root, depth0: int, rid) -> str:
+    """Text of ``root`` as an operand (parenthesised when composite), without recursion.
+
+    ``root`` may be a chain tuple. ``depth0`` is the nesting level ``root`` sits at.
+    """
+    out: list[str] = []
+    stack: list = [(root, depth0, root is not None and depth0 > 1)]
+    while stack:
+        item = stack.pop()
+        if type(item) is str:
+            out.append(item)
+            continue
+        node, depth, as_operand = item
+        t = type(node)
+        if t is tuple:  # a chain
+            a, b = node
+            out.append(f"{number(a.value)} {_FLIP[a.op]} {name(a.feature, CONDITION_WORDS)} {b.op} "
+                       f"{number(b.value)}")
+            continue
+        if t in (Compare, InSet, IsMissing, Linear):
+            out.append(_literal(node))
+            continue
+        if depth > MAX_DEPTH:
+            where = f"rule {rid!r}" if rid is not None else "a rule"
+            raise ExportError(f"{where}: its condition nests more than {MAX_DEPTH} groups deep, more "
+                              "than the rule DSL allows")
+        if t is Not:
+            stack.append(")")
+            stack.append((node.item, depth + 1, False))
+            out.append("not (")
+            continue
+        if t is And or t is Or:
+            n = len(node.items)
+            if n == 0:
+                out.append("true" if t is And else "false")
+                continue
+            word = "and" if t is And else "or"
+            if n == 1:
+                stack.append(")")
+                stack.append((node.items[0], depth + 1, False))
+                out.append(word + "(")
+                continue
+            pieces = _operands(node)
+            if as_operand:
+                stack.append(")")
+            for k in range(len(pieces) - 1, -1, -1):
+                stack.append((pieces[k], depth + 1, True))
+                if k:
+                    stack.append(f" {word} ")
+            if as_operand:
+                out.append("(")
+            continue
+        raise ExportError(f"not a condition: {type(node).__name__}")  # pragma: no cover
+    return "".join(out)
+
+
+def _literal(node) -> str:
+    t = type(node)
+    if t is Compare:
+        v = node.value
+        vt = number(v) if type(v) is float else typed(v, VALUE_WORDS)
+        return f"{name(node.feature, CONDITION_WORDS)} {node.op} {vt}"
+    if t is InSet:
+        vals = ", ".join(typed(v, VALUE_WORDS) for v in node.values)
+        return f"{name(node.feature, CONDITION_WORDS)} {'not in' if node.negated else 'in'} {{{vals}}}"
+    if t is IsMissing:
+        return f"{name(node.feature, CONDITION_WORDS)} is {'not missing' if node.negated else 'missing'}"
+    terms = []
+    for i, (k, f) in enumerate(node.terms):
+        fn = name(f, CONDITION_WORDS)
+        if i == 0:
+            terms.append(f"{number(k)}*{fn}")
+        elif k != k:
+            terms.append(f"+ nan*{fn}")
+        elif math.copysign(1.0, k) < 0:
+            terms.append(f"- {number(-k)}*{fn}")
+        else:
+            terms.append(f"+ {number(k)}*{fn}")
+    return f"{' '.join(terms)} {node.op} {number(node.value)}"
