@@ -569,8 +569,6 @@ def test_rule_base_matches_engine(semantics, precision):
     engine = _engine()
     M = _rule_rows()
     for regression in (False, True):
-        if semantics == "weighted-sum" and not regression:
-            continue
         for default in (True, False):
             rb = _rule_base(semantics, default, precision, regression)
             for dtype in ("float", "double"):
@@ -646,3 +644,41 @@ def test_float_input_sums_unbounded_scores_in_double():
         assert np.max(np.abs(auto - want) / np.maximum(1, np.abs(want))) <= 1e-6
         f32 = run(to_onnx(model, opset=opset, accumulate="float"), X.astype(np.float32))["prediction"]
         assert np.max(np.abs(f32 - want) / np.maximum(1, np.abs(want))) > 1e-6
+
+
+def test_boosting_source_parity():
+    """XGBoost and LightGBM themselves, on threshold and NaN probe rows (labels identical)."""
+    import rulekit
+    from rulekit.probe import probe_rows
+
+    rng = np.random.default_rng(9)
+    X = np.round(rng.normal(size=(600, 5)) * 5, 2)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = (np.nan_to_num(X[:, 0]) - np.nan_to_num(X[:, 2]) > 0).astype(int)
+    checked = 0
+    try:
+        import lightgbm as lgb
+
+        clf = lgb.LGBMClassifier(n_estimators=20, num_leaves=15, verbose=-1, random_state=0).fit(X, y)
+        model = rulekit.from_lightgbm(clf)
+        P = probe_rows(model, X, n_missing=100, max_rows=6000)
+        out = run(to_onnx(model, dtype="double"), P)
+        assert (out["label"] == clf.predict(P)).all()
+        assert np.abs(out["probabilities"] - clf.predict_proba(P)).max() <= 1e-12
+        checked += 1
+    except ImportError:
+        pass
+    try:
+        import xgboost as xgb
+
+        clf = xgb.XGBClassifier(n_estimators=20, max_depth=4, n_jobs=1, random_state=0).fit(X, y)
+        model = rulekit.from_xgboost(clf)
+        P = probe_rows(model, X, n_missing=100, max_rows=6000).astype(np.float32)
+        out = run(to_onnx(model), P)
+        assert (out["label"] == clf.predict(P)).all()
+        assert np.abs(out["probabilities"] - clf.predict_proba(P)).max() <= 1e-6
+        checked += 1
+    except ImportError:
+        pass
+    if not checked:
+        pytest.skip("neither lightgbm nor xgboost is installed")
