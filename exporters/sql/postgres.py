@@ -4,5 +4,5 @@ and cut at 63 bytes; EXP errors on overflow and underflow (the generator clamps 
 
 from rulekit.exporters.sql.dialect import Dialect
 
-DIALECT = Dialect(name="postgres", sqlglot="postgres", double="{}::float8", case_depth=100,
+DIALECT = Dialect(pick="(ARRAY[{values}])[{index}]", name="postgres", sqlglot="postgres", double="{}::float8", case_depth=100,
                   stage_suffix=" OFFSET 0", case_insensitive=False, max_identifier=63, batch=20)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rulekit import semantics
 from rulekit.errors import ExportError
 from rulekit.exporters.sql import expr
 from rulekit.exporters.sql.dialect import Dialect
@@ -209,7 +210,7 @@ def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -
     b = Builder(d, names, carry)
     labels = label_texts(d, classes) if spec.task == "classification" else []
     if spec.kind == "single":
-        pred, probs = _single(spec, d, labels, proba)
+        pred, probs = _single(spec, d, b, names, labels, proba)
     else:
         if b.bare and not d.correlated_from and spec.task == "classification":
             raise ExportError(f"{d.name} cannot score an ensemble classifier in a bare expression "
@@ -221,36 +222,86 @@ def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -
     return b.select(items)
 
 
-def _single(spec: Spec, d: Dialect, labels: list[str], proba: bool) -> tuple[str, list[str]]:
+def _single(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str],
+            proba: bool) -> tuple[str, list[str]]:
     unit = spec.units[0]
     if spec.task == "regression":
         return unit.render([d.number(v[0]) for v in unit.vec]), []
-    pred = unit.render([labels[c] if c >= 0 else "NULL" for c in unit.cls])
-    probs = []
-    if proba:
-        for k in range(len(labels)):
-            probs.append(unit.render([d.number(v[k]) if c >= 0 else "NULL" for v, c in zip(unit.vec, unit.cls)]))
-    return pred, probs
+    label_of = [labels[c] if c >= 0 else "NULL" for c in unit.cls]
+    cols = [label_of] + ([[d.number(v[k]) if c >= 0 else "NULL" for v, c in zip(unit.vec, unit.cls)]
+                          for k in range(len(labels))] if proba else [])
+    if proba and d.pick is not None and not b.bare:
+        leaf = names.internal("leaf")
+        ids, reps = leaf_ids(unit)
+        b.stage([f"{ids} AS {leaf}"], features=False)
+        label = pick(d, [label_of[r] for r in reps], leaf)
+        if any(unit.cls[r] < 0 for r in reps):  # a rule list without default: NULL probabilities
+            return label, [pick(d, [col[r] for r in reps], leaf) for col in cols[1:]]
+        return label, [pick_doubles(d, [unit.vec[r][k] for r in reps], leaf) for k in range(len(labels))]
+    rendered = [unit.render(col) for col in cols]
+    return rendered[0], rendered[1:]
+
+
+def leaf_ids(unit) -> tuple[str, list[int]]:
+    """``unit`` as a CASE giving a 1-based id per distinct payload, and a payload index per id."""
+    seen: dict = {}
+    texts = []
+    for p, (v, c) in enumerate(zip(unit.vec, unit.cls)):
+        key = (tuple(float(x).hex() for x in v), c)
+        if key not in seen:
+            seen[key] = (len(seen) + 1, p)
+        texts.append(str(seen[key][0]))
+    return unit.render(texts), [p for _, p in seen.values()]
+
+
+def pick(d: Dialect, values: list[str], index: str) -> str:
+    if len(set(values)) == 1:
+        return values[0]
+    return d.pick.format(values=", ".join(values), index=index)
+
+
+def pick_doubles(d: Dialect, values: list[float], index: str) -> str:
+    if len(set(values)) == 1 or d.pick_doubles is None:
+        return pick(d, [d.number(v) for v in values], index)
+    return d.pick_doubles.format(values=", ".join(semantics.exact17(v) for v in values), index=index)
+
+
+Terms = Callable[[int, object], list[tuple[int, list[float]]]]
 
 
 def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, init: list[str | None],
-                terms: Callable[[int, object], list[tuple[int, str]]]) -> list[str]:
+                terms: Terms) -> list[str]:
     """Stages summing every unit's contributions into ``width`` accumulators, in unit order.
 
-    ``terms(i, unit)`` gives (accumulator, SQL term) pairs for unit ``i``."""
+    ``terms(i, unit)`` gives (accumulator, value per payload) pairs for unit ``i``. A unit feeding
+    several accumulators is evaluated once as a leaf id (a stage of its own) when the dialect can
+    pick a value from a list; otherwise it is written once per accumulator."""
     acc = [names.internal(f"a{k}") for k in range(width)]
     step = max(1, min(50, d.batch))
     n = len(spec.units)
+    num = d.number
     for start in range(0, n, step):
         per: list[list[str]] = [[] for _ in range(width)]
+        id_items: list[str] = []
         for i in range(start, min(n, start + step)):
-            for k, t in terms(i, spec.units[i]):
-                per[k].append(t)
+            u = spec.units[i]
+            contrib = [(k, vals) for k, vals in terms(i, u) if any(v != 0.0 for v in vals)]  # + 0.0: no-op
+            if d.pick is not None and not b.bare and len(contrib) > 1:
+                leaf = names.internal(f"l{i}")
+                ids, reps = leaf_ids(u)
+                id_items.append(f"{ids} AS {leaf}")
+                for k, vals in contrib:
+                    per[k].append(pick_doubles(d, [vals[r] for r in reps], leaf))
+            else:
+                for k, vals in contrib:
+                    per[k].append(u.render([num(v) for v in vals]))
+        if id_items:
+            b.stage(([acc[k] for k in range(width)] if start else []) + id_items, features=True)
         items = []
         for k in range(width):
             if start == 0:
                 parts = ([init[k]] if init[k] is not None else []) + per[k]
-                items.append(f"{expr.sum_terms(parts or [d.number(0.0)])} AS {acc[k]}")
+                items.append(f"{expr.sum_terms(parts or [num(0.0)])} AS {acc[k]}")
             elif per[k]:
                 items.append(f"{expr.sum_terms([acc[k]] + per[k])} AS {acc[k]}")
             else:
@@ -269,10 +320,10 @@ def _ensemble(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str
         if kind == "vote":
             def terms(i, u):
                 votes = [int(np.argmax(v)) for v in u.vec]  # each tree votes for its argmax class
-                return [(k, u.render([num(1.0 if c == k else 0.0) for c in votes])) for k in range(width)]
+                return [(k, [1.0 if c == k else 0.0 for c in votes]) for k in range(width)]
         else:
             def terms(i, u):
-                return [(k, u.render([num(v[k]) for v in u.vec])) for k in range(width)]
+                return [(k, [v[k] for v in u.vec]) for k in range(width)]
         acc = _accumulate(spec, d, b, names, width, [None] * width, terms)
         n = num(float(len(spec.units)))
         if spec.task == "regression":
@@ -286,7 +337,7 @@ def _ensemble(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str
         outs = c.tree_output or (0,) * len(spec.units)
 
         def terms(i, u):
-            return [(outs[i], u.render([num(v[0]) for v in u.vec]))]
+            return [(outs[i], [v[0] for v in u.vec])]
 
         acc = _accumulate(spec, d, b, names, width, [num(x) for x in c.base_score], terms)
         if spec.task == "regression":
@@ -333,9 +384,9 @@ def _rule_vote(spec, d, b, names, labels, proba):
         width = 3 if need_count else 2  # weighted values, weights, matches
 
         def terms(i, u):
-            out = [(0, u.render([num(w[i] * u.vec[0][0]), num(0.0)])), (1, u.render([num(w[i]), num(0.0)]))]
+            out = [(0, [w[i] * u.vec[0][0], 0.0]), (1, [w[i], 0.0])]
             if need_count:
-                out.append((2, u.render([num(1.0), num(0.0)])))
+                out.append((2, [1.0, 0.0]))
             return out
 
         acc = _accumulate(spec, d, b, names, width, [None] * width, terms)
@@ -347,9 +398,9 @@ def _rule_vote(spec, d, b, names, labels, proba):
     width = K + (1 if need_count else 0)
 
     def terms(i, u):
-        out = [(u.cls[0], u.render([num(w[i]), num(0.0)]))]
+        out = [(u.cls[0], [w[i], 0.0])]
         if need_count:
-            out.append((K, u.render([num(1.0), num(0.0)])))
+            out.append((K, [1.0, 0.0]))
         return out
 
     acc = _accumulate(spec, d, b, names, width, [num(0.0)] * width, terms)
@@ -378,7 +429,7 @@ def _rule_sum(spec, d, b, names, labels, proba):
         for k in range(width):
             v = w[i] * u.vec[0][k]
             if v != 0.0:
-                out.append((k, u.render([num(v), num(0.0)])))
+                out.append((k, [v, 0.0]))
         return out
 
     acc = _accumulate(spec, d, b, names, width, [num(x) for x in base], terms)

@@ -14,7 +14,7 @@ import numpy as np
 
 from rulekit.exporters.sql import expr
 from rulekit.exporters.sql.trees import ALWAYS, Columns
-from rulekit.rules.base import And, Not, Or
+from rulekit.rules.base import And, IsMissing, Not, Or
 
 
 def _lower(d, col: str, at: float) -> str | None:
@@ -43,6 +43,9 @@ class RuleConditions:
         self._cache: dict = {}
 
     def literal(self, lit) -> str:
+        if isinstance(lit, IsMissing):  # never unknown: TRUE or FALSE even on NULL
+            col = self.cols.names[self.schema.key(lit.feature)]
+            return f"{col} IS NOT NULL" if lit.negated else f"{col} IS NULL"
         key, s = self.schema.literal_set(lit)
         sig = (key, s)
         out = self._cache.get(sig)

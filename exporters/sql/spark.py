@@ -3,5 +3,5 @@
 
 from rulekit.exporters.sql.dialect import Dialect
 
-DIALECT = Dialect(name="spark", sqlglot="spark", case_depth=30, trunc="({0} - {0} % 1e0)", batch=5,
+DIALECT = Dialect(pick="element_at(array({values}), {index})", name="spark", sqlglot="spark", case_depth=30, trunc="({0} - {0} % 1e0)", batch=5,
                   correlated_from=False)

@@ -4,5 +4,5 @@ subquery takes the maximum)."""
 
 from rulekit.exporters.sql.dialect import Dialect
 
-DIALECT = Dialect(name="tsql", sqlglot="tsql", case_depth=9, trunc="ROUND({}, 0, 1)", greatest=None,
+DIALECT = Dialect(pick="CHOOSE({index}, {values})", name="tsql", sqlglot="tsql", case_depth=9, trunc="ROUND({}, 0, 1)", greatest=None,
                   true="1", false="0", string_prefix="N", max_identifier=128, batch=20)

@@ -205,3 +205,18 @@ def test_zoo_rules(engine, name, unique_name):
     model, data = zoo.get(name)
     rb = rules_of(model)
     run_in(conn, eng, rb, data, unique_name)
+
+
+@pytest.mark.parametrize("case_depth", [1, 3])
+@pytest.mark.parametrize("name", zoo.zoo_names())
+def test_zoo_flat_forms(name, case_depth, sqlite_conn, duck_conn, unique_name):
+    """Trees cut at 1 or 3 CASE levels: flat leaf conditions (intervals, value sets, NULL sides)."""
+    model, data = zoo.get(name)
+    for eng, conn in (("sqlite", sqlite_conn), ("duckdb", duck_conn)):
+        run_in(conn, eng, model, data, unique_name, case_depth=case_depth)
+
+
+@pytest.mark.parametrize("name", zoo.zoo_names())
+def test_zoo_flat_postgres(name, pg_conn, unique_name):
+    model, data = zoo.get(name)
+    run_in(pg_conn, "postgres", model, data, unique_name, case_depth=1, batch=3)
