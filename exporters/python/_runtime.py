@@ -100,7 +100,7 @@ def _walk(i, x):
         i = first[i] + (v <= cut[i])
 
 
-#: section finish
+#: section math
 
 
 def _exp(z):
@@ -178,6 +178,17 @@ def _pair_up(n, parts):
     return 0.0 + out[0]
 
 
+def _argmax(values):
+    k, best = 0, values[0]
+    for j in range(1, len(values)):
+        if values[j] > best:
+            k, best = j, values[j]
+    return k
+
+
+#: section finish
+
+
 def _proba(acc):
     """Class probabilities from the accumulators, in Model.predict_proba's arithmetic."""
     if _COMBINE == "sum":
@@ -203,14 +214,6 @@ def _label(acc):
     return CLASSES[_argmax(_proba(acc))]
 
 
-def _argmax(values):
-    k, best = 0, values[0]
-    for j in range(1, len(values)):
-        if values[j] > best:
-            k, best = j, values[j]
-    return k
-
-
 #: section table_row
 
 
@@ -229,19 +232,17 @@ def _table_acc(x):
     return acc
 
 
-#: section batch
+#: section columns
 
 
-_TABLES = None
+_DOMS = None
 
 
-def _tables():
-    global _TABLES
-    if _TABLES is None:
+def _doms():
+    """Sorted integer domains (and their order) for encoding whole numeric columns at once."""
+    global _DOMS
+    if _DOMS is None:
         np = _np
-        nodes = np.asarray(_COL, np.intp), np.asarray(_CUT, np.float64), np.asarray(_FIRST, np.intp)
-        leafno = np.asarray(_LEAFNO, np.intp)
-        lval = np.asarray(_LVALF, np.float64).reshape(-1, _K)
         doms = []
         for j, nom in enumerate(_NOMINAL):
             if nom is not None and nom[1]:
@@ -250,9 +251,8 @@ def _tables():
                 doms.append((dom[order], order))
             else:
                 doms.append(None)
-        derived = [(d[0], d[1], np.asarray(d[2], np.float64)) if d[0] == "route" else d for d in _DERIVED]
-        _TABLES = nodes, leafno, lval, doms, derived, np.asarray(_ROOTS, np.intp)
-    return _TABLES
+        _DOMS = doms
+    return _DOMS
 
 
 def _columns(X):
@@ -278,6 +278,14 @@ def _columns(X):
     if arr.ndim != 2 or arr.shape[1] != _F:
         raise ValueError(f"data must have shape (n, {_F}), got {arr.shape}")
     return [arr[:, j] for j in range(_F)], arr.shape[0]
+
+
+def _rows(X):
+    """Rows of ``X`` without numpy: a mapping of columns or a sequence of rows."""
+    if hasattr(X, "keys"):
+        cols = [list(X[n]) for n in FEATURES]
+        return [list(r) for r in zip(*cols)]
+    return list(X)
 
 
 def _encode(cols, doms):
@@ -311,6 +319,24 @@ def _encode(cols, doms):
         else:
             out.append(np.array([_code(v, j) for v in col.tolist()], np.int64))
     return out
+
+
+#: section batch
+
+
+_TABLES = None
+
+
+def _tables():
+    global _TABLES
+    if _TABLES is None:
+        np = _np
+        nodes = np.asarray(_COL, np.intp), np.asarray(_CUT, np.float64), np.asarray(_FIRST, np.intp)
+        leafno = np.asarray(_LEAFNO, np.intp)
+        lval = np.asarray(_LVALF, np.float64).reshape(-1, _K)
+        derived = [(d[0], d[1], np.asarray(d[2], np.float64)) if d[0] == "route" else d for d in _DERIVED]
+        _TABLES = nodes, leafno, lval, _doms(), derived, np.asarray(_ROOTS, np.intp)
+    return _TABLES
 
 
 def _augment(enc, derived, lo, hi):
@@ -426,9 +452,178 @@ def _labels_batch(raw):
     return labels[np.argmax(_proba_batch(raw), axis=1)]
 
 
-def _rows(X):
-    """Rows of ``X`` without numpy: a mapping of columns or a sequence of rows."""
-    if hasattr(X, "keys"):
-        cols = [list(X[n]) for n in FEATURES]
-        return [list(r) for r in zip(*cols)]
-    return list(X)
+#: section rules
+
+
+def _div(a, b):
+    """``a / b`` as numpy divides: inf or NaN for a zero divisor, never an exception."""
+    if b == 0.0:
+        if a != a or a == 0.0:
+            return _NAN
+        return _math.copysign(_INF, a) * _math.copysign(1.0, b)
+    return a / b
+
+
+def _rb_row(x):
+    """(value vector, class index or -1) of one converted row, decided as rulekit's rule engine does."""
+    if _SEMANTICS == "ensemble":
+        return _rb_combine([g(x) for g in _GROUPS])
+    if _SEMANTICS == "first-hit":
+        i = _first(x)  # -1: the default, stored last
+        return _RVEC[i], _RCLS[i]
+    m = _matches(x)
+    if _SEMANTICS == "vote":
+        if _TASK == "regression":  # the weighted mean of the matching values
+            if not m:
+                return _RVEC[-1], -1
+            w = [0.0] * _R
+            for i in m:
+                w[i] = _RW[i]
+            s = 0.0
+            for i in m:
+                s += w[i] * _RVEC[i][0]
+            return (_div(s, _sum(w)),), -1
+        if not m:
+            return _RVEC[-1], _RCLS[-1]
+        votes = [0.0] * len(CLASSES)
+        for i in m:
+            votes[_RCLS[i]] += _RW[i]
+        tot = _sum(votes)
+        return ([v / tot for v in votes] if tot > 0 else [0.0] * len(votes)), _argmax(votes)
+    total = list(_RVEC[-1])  # weighted-sum: the default plus weight * value of every match
+    for i in m:
+        w = _RW[i]
+        total = [t + w * v for t, v in zip(total, _RVEC[i])]
+    if _TASK == "regression":
+        return total, -1
+    s = _sum(total)
+    return ([v / s for v in total] if s > 0 else [0.0] * len(total)), _argmax(total)
+
+
+def _rb_combine(hits):
+    """Groups (trees) combined as the model's combiner does, in its arithmetic order."""
+    vals = [_RVEC[h] for h in hits]
+    if _COMBINE == "sum":
+        raw = list(_BASE)
+        for k, v in zip(_TOUT, vals):
+            raw[k] += v[0]
+        if _TASK == "regression":
+            return raw[:1], -1
+        if _LINK == "sigmoid":
+            p = _sigmoid(raw[0])
+            proba = [1.0 - p, p]
+        else:
+            top = max(raw)
+            e = [_exp(r - top) for r in raw]
+            s = _sum(e)
+            proba = [v / s for v in e]
+        if _DECISION is None:
+            return proba, _argmax(proba)
+        if _LINK == "sigmoid":
+            return proba, 1 if (raw[0] >= 0 if _DECISION == "raw>=0" else raw[0] > 0) else 0
+        return proba, _argmax(raw)
+    if _COMBINE == "vote":
+        votes = [0.0] * len(CLASSES)
+        for v in vals:
+            votes[_argmax(v)] += 1.0
+        proba = [v / _NGROUPS for v in votes]
+        return proba, _argmax(proba)
+    total = list(vals[0])
+    for v in vals[1:]:
+        total = [a + b for a, b in zip(total, v)]
+    if _COMBINE == "average":
+        total = [v / _NGROUPS for v in total]
+    if _TASK == "regression":
+        return total, -1
+    return total, _argmax(total)
+
+
+#: section rules_batch
+
+
+def _rb_batch(X):
+    """(values (n, width), class index per row or None) for every row of ``X``, vectorized."""
+    np = _np
+    cols, n = _columns(X)
+    C = _encode(cols, _doms())
+    vec = np.asarray(_RVEC, np.float64).reshape(len(_RVEC), -1)
+    cls_of = np.asarray(_RCLS, np.int64)
+    R = len(_RVEC) - 1
+    if _SEMANTICS == "ensemble":
+        return _rb_combine_batch([g(C, n) for g in _GROUPS_BATCH], vec, n)
+    if _SEMANTICS == "first-hit":
+        hit = _first_batch(C, n)
+        return vec[hit], (cls_of[hit] if _TASK == "classification" else None)
+    match = _matches_batch(C, n)
+    none = ~match.any(axis=1)
+    weight = np.asarray(_RW, np.float64)
+    if _SEMANTICS == "vote":
+        if _TASK == "regression":
+            w = match * weight[:R]
+            tot = w.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                val = (w @ vec[:R, 0]) / tot
+            val = np.where(none, vec[R, 0], val)
+            return val[:, None], None
+        K = len(CLASSES)
+        votes = np.zeros((n, K))
+        for i in range(R):
+            votes[match[:, i], cls_of[i]] += weight[i]
+        tot = votes.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            proba = np.where(tot > 0, votes / np.where(tot > 0, tot, 1.0), 0.0)
+        proba[none] = vec[R]
+        cls = np.argmax(votes, axis=1)
+        cls[none] = cls_of[R]
+        return proba, cls
+    total = np.tile(vec[R], (n, 1))
+    for i in range(R):
+        m = match[:, i]
+        if m.any():
+            total[m] += weight[i] * vec[i]
+    if _TASK == "regression":
+        return total, None
+    cls = np.argmax(total, axis=1)
+    s = total.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        proba = np.where(s > 0, total / np.where(s > 0, s, 1.0), 0.0)
+    return proba, cls
+
+
+def _rb_combine_batch(hits, vec, n):
+    np = _np
+    vals = [vec[h] for h in hits]  # -1 indexes the default, stored last
+    if _COMBINE == "sum":
+        raw = np.tile(np.asarray(_BASE, dtype=np.float64), (n, 1))
+        for k, v in zip(_TOUT, vals):
+            raw[:, k] += v[:, 0]
+        if _TASK == "regression":
+            return raw[:, :1], None
+        if _LINK == "sigmoid":
+            p = np.array([_sigmoid(r) for r in raw[:, 0].tolist()], np.float64)
+            proba = np.column_stack([1.0 - p, p])
+        else:
+            z = raw - raw.max(axis=1, keepdims=True)
+            e = np.exp(z)
+            proba = e / e.sum(axis=1, keepdims=True)
+        if _DECISION is None:
+            return proba, np.argmax(proba, axis=1)
+        if _LINK == "sigmoid":
+            hit = raw[:, 0] >= 0 if _DECISION == "raw>=0" else raw[:, 0] > 0
+            return proba, hit.astype(np.int64)
+        return proba, np.argmax(raw, axis=1)
+    if _COMBINE == "vote":
+        votes = np.zeros((n, len(CLASSES)))
+        rows = np.arange(n)
+        for v in vals:
+            votes[rows, np.argmax(v, axis=1)] += 1.0
+        proba = votes / _NGROUPS
+        return proba, np.argmax(proba, axis=1)
+    total = None
+    for v in vals:
+        total = v.copy() if total is None else total + v
+    if _COMBINE == "average":
+        total = total / _NGROUPS
+    if _TASK == "regression":
+        return total, None
+    return total, np.argmax(total, axis=1)

@@ -70,7 +70,7 @@ class _Writer:
     # --- module ------------------------------------------------------------------------------
     def module(self) -> str:
         out: list[str] = [self.docstring(), _IMPORTS, self.header(), self.tables()]
-        out.append(runtime("common", "walk", "finish", "table_row", "batch"))
+        out.append(runtime("common", "walk", "math", "finish", "table_row", "columns", "batch"))
         out.append(self.row_functions())
         out.append(self.public())
         return "\n\n\n".join(out) + "\n"
