@@ -157,12 +157,17 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
            key: Optional[str] = typer.Option(None, "--key"),
            proba: bool = typer.Option(False, "--proba"),
            dtype: DType = typer.Option(DType.float, "--dtype"),
+           opset: str = typer.Option("auto", "--opset",
+                                     help="ONNX: auto, 5 (TreeEnsemble) or 3 (legacy TreeEnsemble*)"),
            output: Path = typer.Option(..., "-o", "--output")) -> None:
     """Write a deployable artefact (Python, SQL, ONNX, rules, JSON, dot)."""
     from rulekit.commands import export as cmd
 
+    if opset not in ("auto", "5", "3"):
+        raise RulekitError(f"--opset must be auto, 5 or 3 (got {opset!r})")
     raise typer.Exit(cmd.run(source=source, to=to.value, dialect=dialect.value, table=table, key=key,
-                             proba=proba, dtype=dtype.value, output=output))
+                             proba=proba, dtype=dtype.value, output=output,
+                             opset=opset if opset == "auto" else int(opset)))
 
 
 @app.command()

@@ -10,14 +10,14 @@ from rulekit.fileio import write_atomic
 
 
 def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | None, proba: bool,
-        dtype: str, output: Path) -> int:
+        dtype: str, output: Path, opset: str | int = "auto") -> int:
     obj = load_source(source)
     fn = exporters.get(to)
     options: dict = {}
     if to == "sql":
         options = {"dialect": dialect, "table": table, "key": key, "proba": proba}
     elif to == "onnx":
-        options = {"dtype": dtype}
+        options = {"dtype": dtype, "opset": opset}
     result = fn(obj, **options)
     if to == "onnx" and not isinstance(result, (bytes, str)):
         result = result.SerializeToString()
