@@ -758,12 +758,12 @@ class _Builder:
         newpos = np.empty(perm.size, np.int64)
         newpos[perm] = np.arange(perm.size)
         m_old = lv.s.size
-        copies = np.bincount(src_a, minlength=m_old)
-        csr_start = np.concatenate([[0], np.cumsum(copies)])[:-1]
-        by_src = np.argsort(src_a, kind="stable")
-        csr_pos = newpos[by_src]
-        single_copy = bool((copies <= 1).all())
-        if single_copy:
+        single_copy = not rep.any()
+        if not single_copy:
+            copies = np.bincount(src_a, minlength=m_old)
+            csr_start = np.concatenate([[0], np.cumsum(copies)])[:-1]
+            csr_pos = newpos[np.argsort(src_a, kind="stable")]
+        else:
             pos_of = np.full(m_old, -1, np.int64)
             pos_of[src_a] = newpos
         new_orders = None
@@ -780,8 +780,12 @@ class _Builder:
                 grp = np.cumsum(c) - c
                 within = np.arange(int(c.sum())) - np.repeat(grp, c)
                 q = csr_pos[np.repeat(csr_start[o2], c) + within].reshape(R, -1)
-            key = new_node[q].astype(kdt)
-            new_orders = np.take_along_axis(q, np.argsort(key, axis=1, kind="stable"), axis=1)
+            split_nodes_all = np.flatnonzero(do)
+            if single_copy and np.all(nch[split_nodes_all] == 2):
+                new_orders = self._partition_binary(q, new_node, new_lv, lv.count[split_nodes_all])
+            else:
+                key = new_node[q].astype(kdt)
+                new_orders = np.take_along_axis(q, np.argsort(key, axis=1, kind="stable"), axis=1)
 
         # availability below: a multiway split uses its nominal feature up
         parent_of_new = np.repeat(np.arange(B), nch)
@@ -790,6 +794,25 @@ class _Builder:
         new_avail[mw, feat[parent_of_new[mw]]] = False
         new_parent_value = value[parent_of_new]
         return new_lv, new_orders, new_avail, new_parent_value, next_id + B_new
+
+    @staticmethod
+    def _partition_binary(q, new_node, new_lv, seg_counts):
+        """Stable partition of each row of ``q`` (new entry ids grouped by parent, in sorted order)
+        into the parents' two children, by counting instead of sorting."""
+        nn = new_node[q]
+        # the k-th parent's children are new nodes 2k and 2k+1: the child bit is nn - 2k
+        first_child = np.repeat(np.arange(0, 2 * seg_counts.size, 2), seg_counts)
+        rbit = nn - first_child[None, :]
+        cs = np.cumsum(rbit, axis=1)
+        seg_first = np.cumsum(seg_counts) - seg_counts
+        before = cs[:, seg_first] - rbit[:, seg_first]
+        ones_before = cs - rbit - np.repeat(before, seg_counts, axis=1)
+        pos_in_seg = np.arange(q.shape[1]) - np.repeat(seg_first, seg_counts)
+        rank = np.where(rbit == 1, ones_before, pos_in_seg[None, :] - ones_before)
+        dest = new_lv.start[nn] + rank
+        out = np.empty_like(q)
+        np.put_along_axis(out, dest, q, axis=1)
+        return out
 
     def _heavier_left(self, lv, b, f, left) -> bool:
         lo, hi = lv.start[b], lv.start[b + 1]
