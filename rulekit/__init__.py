@@ -10,6 +10,7 @@ from rulekit import dsl, export
 from rulekit.errors import RulekitError
 from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.rules import RuleBase, to_rules
+from rulekit.util import gc_paused
 
 __version__ = "0.1.0"
 __all__ = ["Combiner", "Feature", "Model", "RuleBase", "RulekitError", "dsl", "export", "from_lightgbm",
@@ -27,18 +28,21 @@ def from_sklearn(estimator) -> Model:
     """Convert a fitted scikit-learn tree, forest or gradient-boosting estimator."""
     from rulekit.importers.sklearn import from_sklearn as _from
 
-    return _from(estimator)
+    with gc_paused():
+        return _from(estimator)
 
 
 def from_xgboost(booster_or_model) -> Model:
     """Convert an XGBoost ``XGBClassifier``/``XGBRegressor``/``Booster`` or a saved JSON/UBJ path."""
     from rulekit.importers.xgboost import from_xgboost as _from
 
-    return _from(booster_or_model)
+    with gc_paused():
+        return _from(booster_or_model)
 
 
 def from_lightgbm(booster_or_model) -> Model:
     """Convert a LightGBM ``LGBMClassifier``/``LGBMRegressor``/``Booster`` or a saved text model path."""
     from rulekit.importers.lightgbm import from_lightgbm as _from
 
-    return _from(booster_or_model)
+    with gc_paused():
+        return _from(booster_or_model)

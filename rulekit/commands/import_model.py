@@ -54,8 +54,10 @@ def load_foreign(file: Path, format: str | None, allow_pickle: bool):
 
 def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path) -> int:
     from rulekit.ir.modelfile import dumps_model
+    from rulekit.util import gc_paused
 
-    model = load_foreign(file, format, allow_pickle)
+    with gc_paused():
+        model = load_foreign(file, format, allow_pickle)
     write_atomic(output, dumps_model(model))
     print(f"wrote {output}: {model!r}")
     return 0

@@ -15,6 +15,7 @@ import numpy as np
 
 from rulekit.errors import RulekitError
 from rulekit.ir.model import Combiner, Feature, Model
+from rulekit.ir.tree import graph_from_parts
 
 _TREE_LEAF = -1
 
@@ -38,8 +39,6 @@ def tree_graph(tree_: Any, *, classifier: bool, scale: float | None = None,
     gradient boosting adds. ``nan_right`` sends NaN right on every split, ignoring
     ``missing_go_to_left`` (what gradient boosting's ``predict_stages`` does).
     """
-    import networkx as nx
-
     left, right = tree_.children_left, tree_.children_right
     n = tree_.node_count
     is_leaf = left == _TREE_LEAF
@@ -63,17 +62,16 @@ def tree_graph(tree_: Any, *, classifier: bool, scale: float | None = None,
         missing = np.where(np.asarray(mgl, dtype=bool), 0, 1)
     feature, threshold, missing = tree_.feature.tolist(), tree_.threshold.tolist(), missing.tolist()
     leaf = is_leaf.tolist()
-    g = nx.DiGraph(root=0)
-    g.add_nodes_from(
-        (i, {"kind": "leaf", "value": tuple(values[i]), "n_samples": n_samples[i], "impurity": impurity[i]})
+    nodes = [
+        {"kind": "leaf", "value": tuple(values[i]), "n_samples": n_samples[i], "impurity": impurity[i]}
         if leaf[i] else
-        (i, {"kind": "numeric", "feature": feature[i], "threshold": threshold[i], "op": "<=",
-             "precision": "float32", "missing": missing[i], "n_samples": n_samples[i],
-             "impurity": impurity[i]})
-        for i in range(n))
+        {"kind": "numeric", "feature": feature[i], "threshold": threshold[i], "op": "<=",
+         "precision": "float32", "missing": missing[i], "n_samples": n_samples[i], "impurity": impurity[i]}
+        for i in range(n)]
     inner = np.flatnonzero(~is_leaf).tolist()
     lt, rt = left.tolist(), right.tolist()
-    g.add_edges_from([(i, lt[i], {"branch": 0}) for i in inner] + [(i, rt[i], {"branch": 1}) for i in inner])
+    edges = [(i, lt[i], {"branch": 0}) for i in inner] + [(i, rt[i], {"branch": 1}) for i in inner]
+    g = graph_from_parts(nodes, edges)
     return g
 
 

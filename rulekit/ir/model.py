@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from rulekit.errors import RulekitError
 from rulekit.ir import compiled as _compiled
 from rulekit.ir.data import to_matrix
+from rulekit.util import gc_paused
 
 Label = str | bool | int | float
 
@@ -196,7 +197,9 @@ class Model:
     def _compiled_trees(self) -> list[_compiled.CompiledTree]:
         if self._compiled is None:
             sizes = [len(f.domain or ()) for f in self.features]
-            self._compiled = [_compiled.compile_tree(t, sizes, self.leaf_value_size) for t in self.trees]
+            with gc_paused():
+                self._compiled = [_compiled.compile_tree(t, sizes, self.leaf_value_size)
+                                  for t in self.trees]
             self._forest = _compiled.build_forest(self._compiled)
         return self._compiled
 

@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from rulekit.errors import ModelFileError, RulekitError
 from rulekit.fileio import read_text, write_atomic
 from rulekit.ir.model import Combiner, Feature, Label, Model
+from rulekit.ir.tree import graph_from_parts, iter_preorder
+from rulekit.util import gc_paused
 
 FORMAT = "rulekit-model"
 VERSION = 1
@@ -71,42 +73,60 @@ class ModelFile(_Strict):
 
 
 def tree_to_file(tree: nx.DiGraph) -> TreeFile:
+    """Canonical stored form: node ids 0..n-1 (renumbered in pre-order if the graph's are not),
+    nodes by id, edges by (parent, branch)."""
+    n = tree.number_of_nodes()
+    if all(isinstance(v, int) and 0 <= v < n for v in tree.nodes):
+        new_id = None
+        root = tree.graph.get("root", 0)
+    else:
+        new_id = {node: i for i, node in enumerate(iter_preorder(tree))}
+        root = 0
+    ident = (lambda v: v) if new_id is None else new_id.__getitem__
     nodes = []
-    for node, attrs in tree.nodes(data=True):
+    for node, attrs in sorted(tree.nodes(data=True), key=lambda item: ident(item[0])):
         data = {k: attrs[k] for k in _NODE_KEYS if attrs.get(k) is not None}
         for k in ("value", "counts", "features", "weights"):
             if k in data:
                 data[k] = list(data[k])
-        nodes.append(NodeFile(id=node, **data))
-    edges = [EdgeFile(parent=u, child=v, branch=d["branch"],
+        nodes.append(NodeFile(id=ident(node), **data))
+    edges = [EdgeFile(parent=ident(u), child=ident(v), branch=d["branch"],
                       values=None if d.get("values") is None else list(d["values"]))
-             for u, v, d in tree.edges(data=True)]
-    return TreeFile(root=tree.graph.get("root", 0), nodes=nodes, edges=edges)
+             for u, v, d in sorted(tree.edges(data=True), key=lambda e: (ident(e[0]), e[2]["branch"]))]
+    return TreeFile(root=root, nodes=nodes, edges=edges)
 
 
 def tree_from_file(tf: TreeFile, where: str) -> nx.DiGraph:
-    g = nx.DiGraph(root=tf.root)
+    """The graph of one stored tree; node ids must be 0..n-1 (any order), edges name existing ids."""
+    n = len(tf.nodes)
+    nodes: list[dict[str, Any] | None] = [None] * n
     for nf in tf.nodes:
-        if nf.id in g:
+        if not 0 <= nf.id < n:
+            raise ModelFileError(f"{where}: node id {nf.id} out of range 0..{n - 1}")
+        if nodes[nf.id] is not None:
             raise ModelFileError(f"{where}: node id {nf.id} appears twice")
-        attrs = nf.model_dump(exclude_none=True, exclude={"id"})
+        attrs = {k: v for k, v in nf.__dict__.items() if v is not None and k != "id"}
         for k in ("value", "counts", "features", "weights"):
             if k in attrs:
                 attrs[k] = tuple(attrs[k])
-        g.add_node(nf.id, **attrs)
+        nodes[nf.id] = attrs
+    edges = []
+    seen: set[tuple[int, int]] = set()
     for ef in tf.edges:
         for end in (ef.parent, ef.child):
-            if end not in g:
+            if not 0 <= end < n:
                 raise ModelFileError(f"{where}: edge {ef.parent}->{ef.child} names node {end}, "
                                      f"which does not exist")
-        if g.has_edge(ef.parent, ef.child):
+        if (ef.parent, ef.child) in seen:
             raise ModelFileError(f"{where}: edge {ef.parent}->{ef.child} appears twice")
-        attrs: dict[str, Any] = {"branch": ef.branch}
-        if g.nodes[ef.parent]["kind"] == "nominal":
+        seen.add((ef.parent, ef.child))
+        attrs = {"branch": ef.branch}
+        if nodes[ef.parent]["kind"] == "nominal":
             attrs["values"] = None if ef.values is None else tuple(ef.values)
-        g.add_edge(ef.parent, ef.child, **attrs)
-    if tf.root not in g:
+        edges.append((ef.parent, ef.child, attrs))
+    if not 0 <= tf.root < n:
         raise ModelFileError(f"{where}: root {tf.root} is not a node")
+    g = graph_from_parts(nodes, edges, root=tf.root)
     if g.in_degree(tf.root) != 0:
         raise ModelFileError(f"{where}: root {tf.root} has a parent")
     return g
@@ -137,6 +157,11 @@ def dumps_model(model: Model) -> str:
 
 
 def loads_model(text: str, *, file: str | None = None) -> Model:
+    with gc_paused():
+        return _loads_model(text, file=file)
+
+
+def _loads_model(text: str, *, file: str | None) -> Model:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:

@@ -119,3 +119,14 @@ def test_deep_chain_loads_predicts_saves_without_recursion(tmp_path):
     from rulekit.ir.tree import depth
 
     assert depth(again.graph) == 20_000
+
+
+def test_graphs_with_arbitrary_node_ids_save_and_load():
+    import networkx as nx
+
+    model, data = zoo.get("handmade_nominal")
+    relabelled = nx.relabel_nodes(model.graph, {n: f"node-{n}" if n else "root" for n in model.graph})
+    relabelled.graph["root"] = "root"
+    odd = rulekit.Model([relabelled], model.features, task="classification", classes=model.classes)
+    again = loads_model(rulekit.ir.modelfile.dumps_model(odd))
+    assert np.array_equal(again.predict_proba(data), model.predict_proba(data))

@@ -1,0 +1,23 @@
+"""Small helpers with no better home."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many small objects (graphs of big forests).
+
+    Building a 100-tree forest allocates ~100k dicts; each automatic collection rescans all of them,
+    which made conversion 5-7x slower. Nothing built here forms reference cycles worth collecting.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
