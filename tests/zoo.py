@@ -362,3 +362,69 @@ def _():
     base[:20, :3] = np.array([[0.0, -0.0, 1e-40]])
     M = probe_rows(model, base, n_missing=60)
     return model, _frame(model, M)
+
+
+# --- rulekit's own learners (issue #3): multiway ID3/C4.5 splits with "other" edges, CART subset
+# splits, oblique (linear) splits, a voting forest; float64 "<=" thresholds at midpoints
+
+
+def _learned_frame(n: int = 240, seed: int = 11):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({
+        "age": rng.integers(18, 80, n).astype(float),
+        "it's": np.round(rng.normal(0, 1, n), 2),
+        "colour": pd.Series(rng.choice(["red", "green", "blue", "naïve"], n), dtype=object),
+        "w": np.round(rng.uniform(-5, 5, n), 3),
+    })
+    score = (X.age > 45).astype(int) + (X.colour == "red") + (X["it's"] + X.w / 3 > 0.2)
+    y = np.array(["lo", "mid", "hi", "hi"], dtype=object)[score]
+    reg = (X.age / 10 + np.where(X.colour == "blue", 3.0, 0.0) + X.w).to_numpy()
+    mask = rng.random(X.shape) < 0.08
+    for j, c in enumerate(X.columns):
+        X.loc[mask[:, j], c] = None if X[c].dtype == object else np.nan
+    return X, y, reg
+
+
+def _learned(est, target: str = "class"):
+    X, y, reg = _learned_frame()
+    est.fit(X, reg if target == "value" else y)
+    model = est.model_
+    base = model.matrix(X)[:150]
+    base[:10, 2] = -1.0  # unseen categories
+    M = probe_rows(model, base, n_missing=40)
+    return model, _frame(model, M)
+
+
+@register("learned_id3_multiway")
+def _():
+    from rulekit.learners import ID3Classifier
+
+    return _learned(ID3Classifier(max_depth=3))
+
+
+@register("learned_c45_fractional")
+def _():
+    from rulekit.learners import C45Classifier
+
+    return _learned(C45Classifier())
+
+
+@register("learned_cart_subset_oblique")
+def _():
+    from rulekit.learners import CARTClassifier
+
+    return _learned(CARTClassifier(max_depth=5, oblique="lda"))
+
+
+@register("learned_forest_average")
+def _():
+    from rulekit.learners import RandomForestClassifier
+
+    return _learned(RandomForestClassifier(5, max_depth=4, random_state=0))
+
+
+@register("learned_regressor_oblique")
+def _():
+    from rulekit.learners import CARTRegressor
+
+    return _learned(CARTRegressor(max_depth=4, oblique="lda"), target="value")
