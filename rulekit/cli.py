@@ -222,7 +222,8 @@ def show(source: Path = typer.Argument(...),
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning rulekit errors into one line on stderr and exit 2."""
     try:
-        app(args=argv, prog_name="rulekit", standalone_mode=False)
+        # with standalone_mode=False click *returns* the code of a typer.Exit instead of raising it
+        code = app(args=argv, prog_name="rulekit", standalone_mode=False)
     except RulekitError as err:
         print(f"rulekit: {err}", file=sys.stderr)
         sys.exit(err.exit_code)
@@ -243,4 +244,4 @@ def main(argv: list[str] | None = None) -> None:
         print(f"rulekit: internal error: {type(err).__name__}: {err} "
               f"(set RULEKIT_DEBUG=1 for a traceback)", file=sys.stderr)
         sys.exit(2)
-    sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
