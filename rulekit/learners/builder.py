@@ -12,9 +12,16 @@ over the whole domain (ID3/C4.5: one branch per domain value, an empty branch be
 parent's distribution, plus an "other" branch for values unseen in training), nominal subset splits
 ``x in B`` (CART), and linear splits ``w.x <= t`` (oblique trees).
 
+Thresholds are midpoints ``(a+b)/2`` of consecutive distinct values, computed in float64 so that
+``a <= t < b`` (see :func:`rulekit.learners.criteria.midpoint`); they are stored as float64 ``<=``
+tests, so the IR routes every training row exactly where the learner counted it.
+
 Tie-breaking (deterministic): among candidate thresholds of one feature, the smallest threshold;
-among features whose scores are equal (relative tolerance 1e-10), the split with fewer branches, then
-the lowest feature index. Among classes, ``argmax`` picks the first class in sorted class order.
+among features whose scores are equal (relative tolerance 1e-10), the split with the smaller split
+information (the more compact partition: fewer and more even branches), then the lowest feature
+index. This reproduces the notes' mushroom tree (points before color at the root, color before size
+below). Among classes, ``argmax`` picks the first class in sorted class order. Random forests draw
+their feature subsets and extra trees their thresholds from the generator passed in.
 """
 
 from __future__ import annotations
@@ -201,8 +208,7 @@ class _Builder:
         choice = self._choose(cand, W, splittable)
         if S.oblique is not None:
             self._try_oblique(lv, basis, tot, parent_imp, W, choice, splittable, avail)
-        do = choice["feature"] >= -1
-        do &= choice["kind"] > 0
+        do = choice["kind"] > 0
         if not do.any():
             return None
         return self._split(lv, orders, avail, block, choice, do, value, next_id, basis)
@@ -222,27 +228,24 @@ class _Builder:
                 lo = self._Xflat[fr + lv.s[orders[rows][:, first]]]
                 hi = self._Xflat[fr + lv.s[orders[rows][:, first + cnt_n - 1]]]
                 el[np.ix_(nodes, self.num[rows])] = ((cnt_n >= 2)[None, :] & (lo < hi)).T
-        for f in range(self.p):
-            if self.P.nominal[f]:
-                x = self.Xt[f][lv.s]
-                kn = ~np.isnan(x)
-                D = int(self.P.sizes[f])
-                cnt = np.bincount(lv.node[kn] * D + x[kn].astype(np.int64), minlength=B * D).reshape(B, D)
-                el[:, f] = (cnt > 0).sum(axis=1) >= 2
-                continue
-            if self.has_nan[f] or orders is None:
-                x = self.Xt[f][lv.s]
-                ok = ~np.isnan(x)
-                starts = lv.start[:-1]
-                nonempty = lv.count > 0
-                lo = np.full(B, np.inf)
-                hi = np.full(B, -np.inf)
-                xl = np.where(ok, x, np.inf)
-                xh = np.where(ok, x, -np.inf)
-                if x.size:
-                    lo[nonempty] = np.minimum.reduceat(xl, starts[nonempty])
-                    hi[nonempty] = np.maximum.reduceat(xh, starts[nonempty])
-                el[nodes, f] = lo[nodes] < hi[nodes]
+        slow = [r for r in range(self.num.size) if orders is None or self.has_nan[self.num[r]]]
+        nonempty = np.flatnonzero(lv.count > 0)
+        if slow and nonempty.size and lv.s.size:
+            # min and max of the known values per node (fmin/fmax skip NaN), all features at once
+            fs = self.num[slow]
+            xs = self._Xflat[fs[:, None] * self.n + lv.s[None, :]]
+            starts = lv.start[nonempty]
+            lo = np.full((fs.size, B), np.nan)
+            hi = np.full((fs.size, B), np.nan)
+            lo[:, nonempty] = np.fmin.reduceat(xs, starts, axis=1)
+            hi[:, nonempty] = np.fmax.reduceat(xs, starts, axis=1)
+            el[np.ix_(nodes, fs)] = (lo[:, nodes] < hi[:, nodes]).T
+        for f in np.flatnonzero(self.P.nominal):
+            x = self.Xt[f][lv.s]
+            kn = ~np.isnan(x)
+            D = int(self.P.sizes[f])
+            cnt = np.bincount(lv.node[kn] * D + x[kn].astype(np.int64), minlength=B * D).reshape(B, D)
+            el[:, f] = (cnt > 0).sum(axis=1) >= 2
         return el & mask
 
     def _candidates(self, lv, orders, mask, tot, basis, parent_imp, W):
