@@ -25,7 +25,7 @@ from sklearn.utils.validation import (
 
 from rulekit.ir import compiled as _compiled
 from rulekit.ir.model import Combiner, Feature, Model
-from rulekit.learners._input import LearnerInputError, build_schema, encode, is_frame
+from rulekit.learners._input import LearnerInputError, build_schema, encode, is_frame, ordinal_columns
 from rulekit.learners.builder import Problem
 from rulekit.learners.flat import FlatTree, to_compiled, to_graph
 
@@ -70,11 +70,13 @@ class RulekitEstimator(BaseEstimator):
     # --- inputs ------------------------------------------------------------------------------------
     def _fit_X(self, X: Any) -> tuple[np.ndarray, list[Feature]]:
         spec = getattr(self, "nominal_features", "auto")
+        self.ordinal_ = None
         if is_frame(X):
             validate_data(self, X, skip_check_array=True)
             if X.shape[0] < 1 or X.shape[1] < 1:
                 raise LearnerInputError(f"X has shape {X.shape}: need at least one row and one column")
             M, feats = build_schema(X, spec)
+            self.ordinal_ = ordinal_columns(X)
         else:
             X = validate_data(self, X, dtype=None, ensure_all_finite=False)
             if X.dtype.kind in "fiub" and (spec is None or (isinstance(spec, str) and spec == "auto")):
@@ -124,7 +126,9 @@ class RulekitEstimator(BaseEstimator):
     def _problem(self, M: np.ndarray, y: np.ndarray, w: np.ndarray) -> Problem:
         nominal = np.array([f.kind == "nominal" for f in self.features_], bool)
         sizes = np.array([len(f.domain or ()) for f in self.features_], np.int64)
-        return Problem(M, y, w, nominal, sizes, self.n_classes_ if self._task == "classification" else 0)
+        ordinal = np.array(self.ordinal_ if getattr(self, "ordinal_", None) else [False] * len(nominal), bool)
+        return Problem(M, y, w, nominal, sizes, self.n_classes_ if self._task == "classification" else 0,
+                       ordinal=ordinal & nominal)
 
     def _matrix(self, X: Any) -> np.ndarray:
         """``X`` encoded with the fitted schema (nominal values as domain codes, -1 unseen)."""

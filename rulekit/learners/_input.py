@@ -5,6 +5,8 @@ columns are nominal, numeric ones numeric; in a numpy object/str array a column 
 non-missing cell is a real number and nominal otherwise. A nominal column's domain is its category
 order (pandas ``category``) or its sorted distinct values; codes index that domain, NaN is missing.
 Training codes come from :func:`rulekit.ir.data.encode_nominal`, so prediction encodes identically.
+An *ordered* pandas ``category`` is an ordinal feature: still nominal in the IR (codes in category
+order), but CART splits it at a point of that order (``x in {a_1..a_k}``).
 """
 
 from __future__ import annotations
@@ -163,6 +165,17 @@ def build_schema(X: Any, nominal_features: Any = "auto") -> tuple[np.ndarray, li
             feats.append(Feature(name=names[j]))
             M[:, j] = _to_float(values, names[j])
     return M, feats
+
+
+def ordinal_columns(X: Any) -> list[bool]:
+    """Which columns are ordered pandas categoricals (ordinal features: CART splits them by a
+    threshold in category order instead of by an arbitrary subset)."""
+    if not is_frame(X):
+        return [False] * np.asarray(X).shape[1]
+    import pandas as pd  # noqa: PLC0415
+
+    return [isinstance(X.iloc[:, j].dtype, pd.CategoricalDtype) and bool(X.iloc[:, j].dtype.ordered)
+            for j in range(X.shape[1])]
 
 
 def encode(X: Any, features: Sequence[Feature]) -> np.ndarray:

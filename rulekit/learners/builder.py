@@ -69,6 +69,7 @@ class Problem:
     nominal: np.ndarray  # bool per feature
     sizes: np.ndarray  # domain size per feature (0 for numeric)
     n_classes: int = 0  # 0 for regression
+    ordinal: np.ndarray | None = None  # bool per feature: nominal codes in a meaningful order
 
 
 class _Level:
@@ -498,9 +499,14 @@ class _Builder:
         Cn, Bn, D = cnt.shape
         known = cnt.sum(axis=2)
         reg = self.regression
-        exhaustive = not (reg or self.K == 2) and D <= S.max_exhaustive_categories
+        ordinal = self.P.ordinal is not None and bool(self.P.ordinal[f])
+        exhaustive = not (reg or self.K == 2 or ordinal) and D <= S.max_exhaustive_categories
         safe = np.where(wcat > 0, wcat, 1.0)
-        if exhaustive:
+        if ordinal:  # thresholds in category order: x in {a_1..a_k}
+            L = np.cumsum(cnt, axis=2)[:, :, :-1]
+            nL = np.cumsum(ncnt, axis=1)[:, :-1]
+            left_masks = np.broadcast_to(np.arange(D)[None, :] < np.arange(1, D)[:, None], (Bn, D - 1, D))
+        elif exhaustive:
             n_sub = 2 ** (D - 1) - 1
             bits = (np.arange(1, n_sub + 1)[:, None] >> np.arange(D)[None, :]) & 1
             masks = bits.astype(bool)  # the last category always on the right
@@ -555,7 +561,10 @@ class _Builder:
         present = wcat[v] > 0
         store = cand["subset"].setdefault(f, {})
         for j, node in enumerate(nodes[v]):
-            store[int(node)] = (lm[j] & present[j], ~lm[j] & present[j])
+            if ordinal:  # every code up to the cut point goes left, seen here or not
+                store[int(node)] = (lm[j].copy(), None)
+            else:
+                store[int(node)] = (lm[j] & present[j], ~lm[j] & present[j])
 
     # --- choosing ----------------------------------------------------------------------------------
     def _choose(self, cand, W, splittable):
@@ -682,6 +691,9 @@ class _Builder:
             elif k == _SUBSET:
                 left, right = choice["subset"][int(feat[b])][int(b)]
                 lv_ = tuple(int(c) for c in np.flatnonzero(left))
+                if right is None:  # ordinal cut: the codes up to it, everything else (unseen too) right
+                    block["edge_values"][int(b)] = [lv_, None]
+                    continue
                 rv_ = tuple(int(c) for c in np.flatnonzero(right))
                 # the heavier side takes "other" (categories absent from this node, unseen values)
                 heavier_left = self._heavier_left(lv, b, feat[b], left)

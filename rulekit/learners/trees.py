@@ -11,7 +11,8 @@ CARTRegressor      MSE or SD reduction          subset ``x in B``    learned dir
 =================  ===========================  ===================  =====================  ===========
 
 Numeric features are split by binary thresholds at midpoints of consecutive distinct values (every
-candidate) in every algorithm, and may be reused along a path; ID3 on numeric columns is the textbook
+candidate) in every algorithm, and may be reused along a path; CART cuts ordinal features (ordered
+pandas categoricals) at a point of their order; ID3 on numeric columns is the textbook
 "numeric attributes" extension with information gain. Pre-pruning: ``max_depth``,
 ``min_samples_split``, ``min_samples_leaf`` (rows), ``impurity_threshold`` (θ: a node whose impurity
 is at most θ becomes a leaf), ``min_impurity_decrease`` (scikit-learn's weighted decrease). Post-

@@ -152,3 +152,21 @@ def test_pre_pruning_parameters():
     t = CARTClassifier(min_impurity_decrease=0.002).fit(X, y).flat_tree_
     assert (t.gain[t.kind != LEAF] / t.weight[0]).min() >= 0.002 - 1e-12
     assert full.get_n_leaves() > CARTClassifier(min_impurity_decrease=0.002).fit(X, y).get_n_leaves()
+
+
+def test_ordinal_feature_split_at_a_point_of_its_order():
+    """An ordered categorical is cut in category order; codes absent from the node still fall on
+    their side of the cut, unseen values go right."""
+    levels = ["XS", "S", "M", "L", "XL", "XXL"]
+    rng = np.random.default_rng(0)
+    size = rng.choice(["XS", "M", "L", "XXL"], 400)  # S and XL never seen
+    y = np.isin(size, ["XS", "M"]) ^ (rng.random(400) < 0.05)
+    y = np.where(y, "small", "big")
+    X = pd.DataFrame({"size": pd.Categorical(size, categories=levels, ordered=True)})
+    est = CARTClassifier(max_depth=1).fit(X, y)
+    t = est.flat_tree_
+    assert t.edge_values[0] == [(0, 1, 2), None]  # XS, S, M | L, XL, XXL and anything unseen
+    q = pd.DataFrame({"size": pd.Categorical(["S", "XL", "M"], categories=levels, ordered=True)})
+    assert est.predict(q).tolist() == ["small", "big", "small"]
+    unordered = CARTClassifier(max_depth=1).fit(X.astype({"size": pd.CategoricalDtype(levels)}), y)
+    assert unordered.flat_tree_.edge_values[0] != [(0, 1, 2), None]  # a subset of the seen codes
