@@ -1,9 +1,32 @@
-"""`rulekit rules` (not built yet: issue #4)."""
+"""`rulekit rules`: extract, simplify and (with data) prune a rule base from a model; write the DSL."""
 
 from __future__ import annotations
 
-from rulekit.errors import NotBuiltError
+from pathlib import Path
+
+from rulekit.commands.source import load_source
+from rulekit.errors import RulekitError
+from rulekit.fileio import write_atomic
+from rulekit.ir.data import read_csv
+from rulekit.ir.model import Model
 
 
-def run(*args, **kwargs) -> int:
-    raise NotBuiltError("'rulekit rules' is not built yet (issue #4)")
+def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: Path) -> int:
+    """Without ``--prune-data`` the rules predict exactly what the model predicts; with it, rules are
+    pruned C4.5rules-style (pessimistic error on that data) and ordered by class with a default."""
+    from rulekit import dsl
+    from rulekit.rules import to_rules
+    from rulekit.rules.boxes import count_literals
+
+    obj = load_source(model)
+    if not isinstance(obj, Model):
+        raise RulekitError(f"{model}: 'rulekit rules' reads a model file; this is a rules file")
+    data = read_csv(prune_data) if prune_data is not None else None
+    if data is not None and obj.task != "classification":
+        raise RulekitError("--prune-data prunes classification rules; this model is a regressor")
+    rb = to_rules(obj, prune="pessimistic" if data is not None else None, prune_data=data, dnf=dnf, order=order)
+    text = dsl.dumps(rb)
+    write_atomic(output, text)
+    n_lit = sum(count_literals(r.condition) for r in rb.rules)
+    print(f"wrote {output}: {len(rb.rules)} rules, {n_lit} conditions")
+    return 0

@@ -21,7 +21,7 @@ from rulekit.rules.extract import extract
 
 def to_rules(model: Model | RuleBase, *, simplify: bool = True,
              prune: Literal["pessimistic", "reduced-error"] | None = None, prune_data: Any = None,
-             dnf: bool = False, order: Literal["first-hit", "vote"] = "first-hit", mdl: bool = False,
+             dnf: bool = False, order: Literal["first-hit", "vote"] = "first-hit", mdl: bool | None = None,
              cf: float = 0.25, positive: Any = None, stats: bool = True, name: str | None = None) -> RuleBase:
     """A rule base from ``model``.
 
@@ -32,10 +32,13 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
     ``prune_data``  ``(X, y)``, or a DataFrame / mapping of columns holding the model's target column.
     ``dnf``         one rule per class (a disjunction of conjunctions) plus a default class.
     ``order``       ``"first-hit"`` decision list, or ``"vote"``: an unordered set voting by confidence.
-    ``mdl``         choose each class's rules by minimum description length (C4.5rules).
+    ``mdl``         choose each class's rules by minimum description length (C4.5rules); by default
+                    on when pruning, off otherwise.
     ``positive``    keep only the rules of this class; every other case takes the default.
     ``stats``       with data, store coverage/errors/confidence/... in each rule's ``stats``.
     """
+    if mdl is None:
+        mdl = prune is not None
     if prune not in (None, "pessimistic", "reduced-error"):
         raise RulekitError(f"unknown pruning method {prune!r} (use pessimistic or reduced-error)")
     if order not in ("first-hit", "vote"):
@@ -58,11 +61,11 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
     X = y = None
     if prune_data is not None:
         X, y = split_data(prune_data, rb)
-    if (prune or dnf or positive is not None or mdl) and rb.combiner is not None:
+    reshaping = bool(prune or dnf or positive is not None or mdl)
+    if reshaping and rb.combiner is not None:
         raise RulekitError("pruning and DNF merging need a single tree; this model is an ensemble")
-    if (prune or dnf or positive is not None or mdl) and rb.task != "classification":
-        if prune or dnf:
-            raise RulekitError("pruning and DNF merging need a classification tree")
+    if reshaping and rb.task != "classification":
+        raise RulekitError("pruning and DNF merging need a classification tree; this one is a regression")
     if prune:
         if X is None:
             raise RulekitError(f"{prune} pruning needs data (prune_data / --prune-data)")
@@ -76,7 +79,7 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
     if dnf or (positive is not None and not prune):
         from rulekit.rules.dnf import dnf as _dnf  # noqa: PLC0415
 
-        rb = _dnf(rb, X, y, mdl=mdl, positive=positive, merge=dnf)
+        rb = _dnf(rb, X, y, mdl=bool(mdl and not prune), positive=positive, merge=dnf)
     if order == "vote" and rb.semantics != "vote":
         rb = rb.model_copy(update={"semantics": "vote"})
     if stats and X is not None:

@@ -1,0 +1,524 @@
+"""Rule pruning on data (RuleBase -> RuleBase), C4.5rules style (seed 002, "pruning rules").
+
+``pessimistic``    per rule, greedily drop the condition whose removal gives the lowest pessimistic
+                   error -- the upper limit of the binomial confidence interval at ``cf`` (C4.5's
+                   U_CF(e, n)) -- while it is not above the rule's own. Works on the training data:
+                   no holdout needed.
+``reduced_error``  per rule, drop conditions (and whole rules) while the rule base's accuracy on a
+                   held-out pruning set does not fall.
+``organize``       C4.5rules' second half: duplicates and subsumed rules out, each class's rules
+                   (optionally the minimum-description-length subset), classes ordered by false
+                   positives, the default class from the uncovered cases, then rules deleted while
+                   that does not increase the errors. Conclusions get the class frequencies of the
+                   rows each rule decides.
+
+A rule's conditions are the bounds of its box: ``20 < x <= 40`` is two conditions that prune
+separately, ``(x <= 5 or x is missing)`` one. Rules whose condition is not a single conjunction are
+kept as they are.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rulekit.errors import RulekitError
+from rulekit.rules import engine
+from rulekit.rules.base import Conclusion, Rule, RuleBase
+from rulekit.rules.boxes import (HIGH, LOW, Box, NumSet, Schema, TooComplex, box_condition, condition_boxes,
+                                 count_literals, no_gc)
+from rulekit.rules.stats import class_codes
+
+
+def ucf(e: float, n: float, cf: float = 0.25) -> float:
+    """C4.5's pessimistic error rate: the upper ``1 - cf`` confidence limit of e errors in n cases."""
+    if n <= 0:
+        return 1.0
+    if e <= 0:
+        return 1.0 - cf ** (1.0 / n)
+    if e >= n:
+        return 1.0
+    from scipy.special import betaincinv  # noqa: PLC0415
+
+    return float(betaincinv(e + 1.0, n - e, 1.0 - cf))
+
+
+# --- conditions as prunable units --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One prunable condition of a box: a numeric bound (``lo``/``hi``) or a whole constraint."""
+
+    key: Any
+    part: str  # "lo", "hi" or "all"
+    constraint: Any  # the unit on its own (its TRUE set)
+
+
+def units_of(box: Box) -> list[Unit]:
+    out: list[Unit] = []
+    for k, c in box.items.items():
+        if isinstance(c, NumSet) and len(c.intervals) == 1:
+            lo, hi = c.intervals[0]
+            eq = (lo.lit is not None and hi.lit is not None and getattr(lo.lit, "op", None) == ">="
+                  and getattr(hi.lit, "op", None) == "<=" and lo.lit.value == hi.lit.value)
+            if not eq and (lo.at > -math.inf or hi.at < math.inf):
+                if lo.at > -math.inf:
+                    out.append(Unit(k, "lo", NumSet(((lo, HIGH),), c.missing)))
+                if hi.at < math.inf:
+                    out.append(Unit(k, "hi", NumSet(((LOW, hi),), c.missing)))
+                continue
+        out.append(Unit(k, "all", c))
+    return out
+
+
+def box_of(box: Box, keep: list[Unit]) -> Box:
+    """The box with only the units in ``keep``."""
+    parts: dict[Any, set[str]] = {}
+    for u in keep:
+        parts.setdefault(u.key, set()).add(u.part)
+    items = {}
+    for k, c in box.items.items():
+        p = parts.get(k)
+        if not p:
+            continue
+        if "all" in p or p == {"lo", "hi"}:
+            items[k] = c
+        elif p == {"lo"}:
+            items[k] = NumSet(((c.intervals[0][0], HIGH),), c.missing)
+        else:
+            items[k] = NumSet(((LOW, c.intervals[0][1]),), c.missing)
+    return Box(items)
+
+
+@dataclass
+class _Ctx:
+    rb: RuleBase
+    schema: Schema
+    ev: engine.Evaluator
+    yc: np.ndarray  # class index per row (-1: not a class of the base)
+    classes: list
+
+
+def _context(rb: RuleBase, X: Any, y: Any) -> _Ctx:
+    if rb.task != "classification":
+        raise RulekitError("rule pruning needs a classification rule base")
+    M = engine.matrix(rb, X)
+    classes = engine.outcomes(rb).classes
+    yc = class_codes(y, classes)
+    if len(yc) != M.shape[0]:
+        raise RulekitError(f"prune data: {M.shape[0]} rows but {len(yc)} labels")
+    schema = Schema(rb)
+    return _Ctx(rb, schema, engine.Evaluator(schema, M), yc, classes)
+
+
+def _single_box(ctx: _Ctx, r: Rule) -> Box | None:
+    try:
+        boxes = condition_boxes(r.condition, ctx.schema)
+    except TooComplex:
+        return None
+    return boxes[0] if len(boxes) == 1 else None
+
+
+def _truths(ctx: _Ctx, units: list[Unit]) -> np.ndarray:
+    if not units:
+        return np.zeros((0, ctx.ev.n), bool)
+    return np.stack([ctx.ev.member(u.key, u.constraint) for u in units])
+
+
+def _with_box(ctx: _Ctx, r: Rule, box: Box) -> Rule:
+    return r.model_copy(update={"condition": box_condition(box, ctx.schema)})
+
+
+# --- pessimistic (C4.5rules) ---------------------------------------------------------------------------
+
+
+def pessimistic(rb: RuleBase, X: Any, y: Any, *, cf: float = 0.25) -> RuleBase:
+    """Generalize every rule by dropping conditions while its pessimistic error does not grow."""
+    with no_gc():
+        ctx = _context(rb, X, y)
+        oc = engine.outcomes(rb)
+        rules = []
+        for i, r in enumerate(rb.rules):
+            box = _single_box(ctx, r)
+            if box is None or oc.cls[i] < 0:
+                rules.append(r)
+                continue
+            units = units_of(box)
+            keep = _prune_pessimistic(_truths(ctx, units), ctx.yc == oc.cls[i], cf)
+            rules.append(_with_box(ctx, r, box_of(box, [u for u, k in zip(units, keep) if k])))
+        return rb.model_copy(update={"rules": tuple(rules)})
+
+
+def _prune_pessimistic(T: np.ndarray, good: np.ndarray, cf: float) -> list[bool]:
+    k = T.shape[0]
+    keep = [True] * k
+    if k == 0:
+        return keep
+    fails = (~T).sum(axis=0)
+    while True:
+        cover = fails == 0
+        n = int(cover.sum())
+        e = n - int((cover & good).sum())
+        current = ucf(e, n, cf)
+        near = np.flatnonzero(fails == 1)
+        best, best_u = None, None
+        for u in range(k):
+            if not keep[u]:
+                continue
+            gained = near[~T[u, near]]
+            n2 = n + gained.size
+            e2 = e + gained.size - int(good[gained].sum())
+            est = ucf(e2, n2, cf)
+            if best_u is None or est < best_u - 1e-12:
+                best, best_u = u, est
+        if best is None or best_u > current + 1e-12:
+            return keep
+        keep[best] = False
+        fails = fails - (~T[best])
+
+
+# --- reduced error ---------------------------------------------------------------------------------------
+
+
+def reduced_error(rb: RuleBase, X: Any, y: Any) -> RuleBase:
+    """Drop conditions, then whole rules, while first-hit accuracy on the pruning set does not fall."""
+    with no_gc():
+        ctx = _context(rb, X, y)
+        oc = engine.outcomes(rb)
+        n = ctx.ev.n
+        R = len(rb.rules)
+        boxes = [_single_box(ctx, r) for r in rb.rules]
+        units = [units_of(b) if b is not None else [] for b in boxes]
+        T = [_truths(ctx, u) for u in units]
+        keep = [[True] * len(u) for u in units]
+        match = np.zeros((R, n), bool)
+        for i, r in enumerate(rb.rules):
+            match[i] = ctx.ev.true(r.condition) if boxes[i] is None else (
+                T[i].all(axis=0) if len(units[i]) else np.ones(n, bool))
+        alive = np.ones(R, bool)
+        cls = oc.cls
+        default = cls[-1]
+        first = _first(match, alive)
+        pred = np.where(first >= 0, cls[np.maximum(first, 0)], default)
+        for i in range(R):
+            if boxes[i] is None or cls[i] < 0:
+                continue
+            fails = (~T[i]).sum(axis=0) if len(units[i]) else np.zeros(n, int)
+            while True:
+                best, best_d, best_rows = None, None, None
+                for u in range(len(units[i])):
+                    if not keep[i][u]:
+                        continue
+                    rows = np.flatnonzero((fails == 1) & ~T[i][u])
+                    rows = rows[(first[rows] > i) | (first[rows] < 0)]
+                    d = int((ctx.yc[rows] == cls[i]).sum() - (ctx.yc[rows] == pred[rows]).sum())
+                    if best_d is None or d > best_d:
+                        best, best_d, best_rows = u, d, rows
+                if best is None or best_d < 0:
+                    break
+                keep[i][best] = False
+                fails = fails - (~T[i][best])
+                match[i] = fails == 0
+                first[best_rows] = i
+                pred[best_rows] = cls[i]
+            # the whole rule: rows it decides go to the next matching rule or the default
+            rows = np.flatnonzero(first == i)
+            alive[i] = False
+            nxt = _first(match[:, rows], alive) if rows.size else np.zeros(0, np.int64)
+            new = np.where(nxt >= 0, cls[np.maximum(nxt, 0)], default)
+            d = int((ctx.yc[rows] == new).sum() - (ctx.yc[rows] == cls[i]).sum())
+            if d >= 0:
+                first[rows] = nxt
+                pred[rows] = new
+            else:
+                alive[i] = True
+        out = []
+        for i, r in enumerate(rb.rules):
+            if not alive[i]:
+                continue
+            if boxes[i] is None:
+                out.append(r)
+            else:
+                out.append(_with_box(ctx, r, box_of(boxes[i], [u for u, k in zip(units[i], keep[i]) if k])))
+        return rb.model_copy(update={"rules": tuple(out)})
+
+
+def _first(match: np.ndarray, alive: np.ndarray) -> np.ndarray:
+    """Index of the first alive matching rule per column (-1: none)."""
+    m = match & alive[:, None]
+    anym = m.any(axis=0)
+    return np.where(anym, np.argmax(m, axis=0), -1)
+
+
+# --- C4.5rules: class subsets, order, default, deletion ----------------------------------------------------
+
+
+def organize(rb: RuleBase, X: Any, y: Any, *, mdl: bool = False, positive: Any = None,
+             theory_weight: float = 0.5) -> RuleBase:
+    """Turn pruned (overlapping) rules into a C4.5rules decision list with a default class."""
+    with no_gc():
+        return _organize(rb, X, y, mdl, positive, theory_weight)
+
+
+def _organize(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, theory_weight: float) -> RuleBase:
+    ctx = _context(rb, X, y)
+    oc = engine.outcomes(rb)
+    K = len(ctx.classes)
+    n = ctx.ev.n
+    pos = None
+    if positive is not None:
+        pos = engine._class_index(ctx.classes, positive, "positive class: ")
+    # candidates: (rule, class, match, box); duplicates and same-class subsumed rules out
+    cands: list[tuple[Rule, int, np.ndarray, Box | None]] = []
+    seen: set = set()
+    for i, r in enumerate(rb.rules):
+        c = int(oc.cls[i])
+        if c < 0 or (pos is not None and c != pos):
+            continue
+        box = _single_box(ctx, r)
+        sig = (c, box.signature() if box is not None else id(r))
+        if sig in seen:
+            continue
+        seen.add(sig)
+        cands.append((r, c, ctx.ev.true(r.condition), box))
+    cands = [cd for cd in cands if not any(
+        o is not cd and o[1] == cd[1] and o[3] is not None and cd[3] is not None and o[3] != cd[3]
+        and o[3].subsumes(cd[3]) for o in cands)]
+    by_class: dict[int, list] = {}
+    for cd in cands:
+        by_class.setdefault(cd[1], []).append(cd)
+    if mdl:
+        stats = _feature_stats(ctx)
+        for c, lst in by_class.items():
+            lst = _mdl_subset(lst, ctx.yc == c, stats, theory_weight)
+            by_class[c] = _mdl_refine(ctx, lst, ctx.yc == c, stats, theory_weight)
+    # classes with the fewest false positives first
+    def fp(c: int) -> int:
+        cov = np.zeros(n, bool)
+        for cd in by_class[c]:
+            cov |= cd[2]
+        return int((cov & (ctx.yc != c)).sum())
+
+    order = sorted(by_class, key=lambda c: (fp(c), c))
+    ordered = [cd for c in order for cd in by_class[c]]
+    default = _default_class(ctx, [cd[2] for cd in ordered], K, pos)
+    ordered = _delete_rules(ctx, ordered, default)
+    return _rebuild(rb, ctx, [(cd[0], cd[1]) for cd in ordered], default)
+
+
+def _default_class(ctx: _Ctx, matches: list[np.ndarray], K: int, pos: int | None) -> int:
+    cov = np.zeros(ctx.ev.n, bool)
+    for m in matches:
+        cov |= m
+    yc = ctx.yc
+    overall = np.bincount(yc[yc >= 0], minlength=K)
+    if pos is not None:
+        overall[pos] = -1
+    unc = yc[~cov & (yc >= 0)]
+    counts = np.bincount(unc, minlength=K) if unc.size else np.zeros(K, int)
+    if pos is not None:
+        counts[pos] = -1
+    if counts.max() <= 0:
+        counts = overall
+    best = counts.max()
+    ties = [c for c in range(K) if counts[c] == best]
+    return max(ties, key=lambda c: (overall[c], -c))
+
+
+def _errors(ctx: _Ctx, rules: list, default: int) -> int:
+    n = ctx.ev.n
+    pred = np.full(n, default, np.int64)
+    open_ = np.ones(n, bool)
+    for cd in rules:
+        hit = cd[2] & open_
+        pred[hit] = cd[1]
+        open_ &= ~hit
+    return int((pred != ctx.yc).sum())
+
+
+def _delete_rules(ctx: _Ctx, rules: list, default: int) -> list:
+    """Delete rules while that does not increase the training errors (largest gain first)."""
+    rules = list(rules)
+    current = _errors(ctx, rules, default)
+    while rules:
+        best, best_err = None, None
+        for j in range(len(rules)):
+            err = _errors(ctx, rules[:j] + rules[j + 1:], default)
+            size = count_literals(rules[j][0].condition)
+            key = (err, -size, -j)
+            if best_err is None or key < best_err:
+                best, best_err = j, key
+        if best_err[0] > current:
+            return rules
+        current = best_err[0]
+        del rules[best]
+    return rules
+
+
+def _rebuild(rb: RuleBase, ctx: _Ctx, rules: list[tuple[Rule, int]], default: int) -> RuleBase:
+    """Rules in order, each concluding its class with the frequencies of the rows it decides."""
+    n = ctx.ev.n
+    K = len(ctx.classes)
+    open_ = np.ones(n, bool)
+    out = []
+    for j, (r, c) in enumerate(rules):
+        hit = ctx.ev.true(r.condition) & open_
+        open_ &= ~hit
+        out.append(r.model_copy(update={"id": f"r{j + 1}", "conclusion": _concl(ctx, hit, c, K), "stats": {}}))
+    base = rb.model_copy(update={"rules": tuple(out), "default": _concl(ctx, open_, default, K),
+                                 "semantics": "first-hit"})
+    return base
+
+
+def _concl(ctx: _Ctx, rows: np.ndarray, c: int, K: int) -> Conclusion:
+    yc = ctx.yc[rows]
+    counts = np.bincount(yc[yc >= 0], minlength=K).astype(float)
+    if counts.sum() > 0:
+        dist = tuple(float(v) for v in counts / counts.sum())
+    else:
+        dist = tuple(1.0 if k == c else 0.0 for k in range(K))
+    return Conclusion(label=ctx.classes[c], distribution=dist)
+
+
+# --- minimum description length (C4.5rules' subset choice) ---------------------------------------------------
+
+
+def _log2_binom(n: int, k: int) -> float:
+    if k <= 0 or k >= n:
+        return 0.0
+    return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(2)
+
+
+def _feature_stats(ctx: _Ctx) -> dict:
+    """Bits to name a feature and to pick a test on it (numeric: one of its distinct values)."""
+    F = len(ctx.schema.features)
+    out = {"feature": math.log2(max(2, F))}
+    for k, f in enumerate(ctx.schema.features):
+        if f.kind == "nominal":
+            out[k] = math.log2(max(2, len(f.domain or ())))
+        else:
+            col = ctx.ev.column(k)
+            out[k] = math.log2(max(2, np.unique(col[~np.isnan(col)]).size)) + 1.0
+    return out
+
+
+def _theory_bits(box: Box | None, stats: dict) -> float:
+    if box is None:
+        return 64.0
+    units = units_of(box)
+    bits = sum(stats["feature"] + stats.get(u.key, 8.0) for u in units)
+    return bits - math.lgamma(len(units) + 1) / math.log(2)
+
+
+def _class_cost(matches: list[np.ndarray], theory: list[float], good: np.ndarray, w: float) -> float:
+    N = good.size
+    cov = np.zeros(N, bool)
+    for m in matches:
+        cov |= m
+    r = int(cov.sum())
+    fp = int((cov & ~good).sum())
+    fn = int((~cov & good).sum())
+    return _log2_binom(r, fp) + _log2_binom(N - r, fn) + w * sum(theory)
+
+
+def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float) -> list:
+    """Drop single conditions (or whole rules) while the class's description length shrinks."""
+    lst = list(lst)
+    if not lst:
+        return lst
+    units = [units_of(cd[3]) if cd[3] is not None else None for cd in lst]
+    truths = [_truths(ctx, u) if u is not None else None for u in units]
+    keep = [[True] * len(u) if u is not None else None for u in units]
+    matches = [cd[2] for cd in lst]
+    theory = [_theory_bits(cd[3], stats) for cd in lst]
+    alive = [True] * len(lst)
+
+    def unit_theory(j: int) -> float:
+        box = box_of(lst[j][3], [u for u, k in zip(units[j], keep[j]) if k])
+        return _theory_bits(box, stats)
+
+    current = _class_cost([m for m, a in zip(matches, alive) if a], [t for t, a in zip(theory, alive) if a], good, w)
+    while True:
+        best = None
+        for j in range(len(lst)):
+            if not alive[j]:
+                continue
+            # the whole rule
+            ms = [m for i, (m, a) in enumerate(zip(matches, alive)) if a and i != j]
+            ts = [t for i, (t, a) in enumerate(zip(theory, alive)) if a and i != j]
+            c = _class_cost(ms, ts, good, w)
+            if best is None or c < best[0]:
+                best = (c, j, None)
+            if units[j] is None:
+                continue
+            for u in range(len(units[j])):
+                if not keep[j][u]:
+                    continue
+                keep[j][u] = False
+                rows = [t for t, k in zip(truths[j], keep[j]) if k]
+                m = np.logical_and.reduce(rows) if rows else np.ones(good.size, bool)
+                t_new = unit_theory(j)
+                keep[j][u] = True
+                ms = [m if i == j else mm for i, (mm, a) in enumerate(zip(matches, alive)) if a]
+                ts = [t_new if i == j else tt for i, (tt, a) in enumerate(zip(theory, alive)) if a]
+                c = _class_cost(ms, ts, good, w)
+                if c < best[0]:
+                    best = (c, j, (u, m, t_new))
+        if best is None or best[0] >= current - 1e-9:
+            break
+        current, j, change = best
+        if change is None:
+            alive[j] = False
+        else:
+            u, m, t_new = change
+            keep[j][u] = False
+            matches[j], theory[j] = m, t_new
+    out = []
+    for j, cd in enumerate(lst):
+        if not alive[j]:
+            continue
+        if units[j] is None or all(keep[j]):
+            out.append(cd)
+            continue
+        box = box_of(cd[3], [u for u, k in zip(units[j], keep[j]) if k])
+        out.append((_with_box(ctx, cd[0], box), cd[1], matches[j], box))
+    return out
+
+
+def _mdl_subset(lst: list, good: np.ndarray, stats: dict, w: float) -> list:
+    """The subset of one class's rules with the smallest exceptions + w * theory bits."""
+    if len(lst) <= 1:
+        return lst
+    N = good.size
+    theory = [_theory_bits(cd[3], stats) for cd in lst]
+    matches = [cd[2] for cd in lst]
+
+    def cost(sel: tuple[bool, ...]) -> float:
+        cov = np.zeros(N, bool)
+        for s, m in zip(sel, matches):
+            if s:
+                cov |= m
+        r = int(cov.sum())
+        fp = int((cov & ~good).sum())
+        fn = int((~cov & good).sum())
+        return _log2_binom(r, fp) + _log2_binom(N - r, fn) + w * sum(t for s, t in zip(sel, theory) if s)
+
+    k = len(lst)
+    if k <= 10:
+        best = min((tuple(bool(b >> j & 1) for j in range(k)) for b in range(1, 1 << k)), key=cost)
+    else:  # hill climbing from the full set, one rule toggled at a time
+        best = tuple([True] * k)
+        best_c = cost(best)
+        improved = True
+        while improved:
+            improved = False
+            for j in range(k):
+                cand = best[:j] + (not best[j],) + best[j + 1:]
+                c = cost(cand)
+                if c < best_c - 1e-9:
+                    best, best_c, improved = cand, c, True
+    return [cd for cd, s in zip(lst, best) if s]
