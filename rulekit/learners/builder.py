@@ -111,8 +111,7 @@ class _Builder:
             y = self.P.y[lv.s]
             W = np.bincount(lv.node, weights=lv.w, minlength=B)
             S1 = np.bincount(lv.node, weights=lv.w * y, minlength=B)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                mean = np.where(W > 0, S1 / np.where(W > 0, W, 1.0), 0.0)
+            mean = np.where(W > 0, S1 / np.where(W > 0, W, 1.0), 0.0)
             yc = y - mean[lv.node]
             ch_w = lv.w
             tot = np.stack([W, np.bincount(lv.node, weights=ch_w * yc, minlength=B),
@@ -176,14 +175,12 @@ class _Builder:
         tot, basis = self._node_totals(lv)
         W = C.channel_weight(tot, self.regression)
         parent_imp = C.weighted_impurity(tot, self.imp_crit)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            imp = np.where(W > 0, parent_imp / np.where(W > 0, W, 1.0), 0.0)
+        imp = np.where(W > 0, parent_imp / np.where(W > 0, W, 1.0), 0.0)
         if self.regression:
             value = self._mean[:, None].copy()
             stats = np.column_stack([W, self._mean, tot[2]])
         else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                value = tot.T / np.where(W > 0, W, 1.0)[:, None]
+            value = tot.T / np.where(W > 0, W, 1.0)[:, None]
             stats = tot.T.copy()
         empty = W <= 0
         if parent_value is not None and empty.any():
@@ -578,8 +575,7 @@ class _Builder:
             pl, pr, pm = cand["parts"]
             si[num] = C.binary_parts(pl[num], pr[num], pm[num], cand["miss"][num], S.missing)
         if S.criterion == "gain_ratio":
-            with np.errstate(divide="ignore", invalid="ignore"):
-                score = np.where(valid & (si > 1e-12), gain / np.where(si > 1e-12, si, 1.0), -np.inf)
+            score = np.where(valid & (si > 1e-12), gain / np.where(si > 1e-12, si, 1.0), -np.inf)
             if S.average_gain_guard:
                 n_valid = valid.sum(axis=1)
                 avg = np.where(valid, gain, 0.0).sum(axis=1) / np.maximum(n_valid, 1)

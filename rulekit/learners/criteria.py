@@ -31,8 +31,9 @@ def channel_weight(A: np.ndarray, regression: bool) -> np.ndarray:
 
 def _xlog2x(a: np.ndarray) -> np.ndarray:
     a = np.maximum(a, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(a > 0, a * np.log2(a), 0.0)
+    lg = np.zeros_like(a)
+    np.log2(a, out=lg, where=a > 0)
+    return a * lg
 
 
 def weighted_impurity(A: np.ndarray, criterion: str) -> np.ndarray:
@@ -64,8 +65,7 @@ def impurity(A: np.ndarray, criterion: str) -> np.ndarray:
     """Per-weight impurity of channel-first arrays (entropy in bits, Gini, MSE, standard deviation)."""
     regression = criterion in REGRESSION_CRITERIA
     W = channel_weight(A, regression)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(W > 0, weighted_impurity(A, criterion) / np.where(W > 0, W, 1.0), 0.0)
+    return np.where(W > 0, weighted_impurity(A, criterion) / np.where(W > 0, W, 1.0), 0.0)
 
 
 def split_information(parts: np.ndarray, total: np.ndarray) -> np.ndarray:
