@@ -123,31 +123,41 @@ def to_compiled(tree: FlatTree, domain_sizes: list[int]) -> _compiled.CompiledTr
 
 
 def to_graph(tree: FlatTree, *, classification: bool) -> nx.DiGraph:
-    """The tree as a rulekit IR graph (node ids = flat ids)."""
+    """The tree as a rulekit IR graph (node ids = flat ids), built with ``TreeBuilder``."""
     b = TreeBuilder()
-    for i in range(tree.n_nodes):
-        k = int(tree.kind[i])
-        extra = {"n_samples": float(tree.weight[i]), "impurity": float(tree.impurity[i])}
+    kind = tree.kind.tolist()
+    feature = tree.feature.tolist()
+    threshold = tree.threshold.tolist()
+    missing = tree.missing.tolist()
+    value = [tuple(v) for v in tree.value.tolist()]
+    stats = [tuple(v) for v in tree.stats.tolist()] if classification else None
+    weight = tree.weight.tolist()
+    impurity = tree.impurity.tolist()
+    for i, k in enumerate(kind):
         if k == LEAF:
             if classification:
-                extra["counts"] = tuple(float(c) for c in tree.stats[i])
-            b.leaf(tuple(float(v) for v in tree.value[i]), **extra)
-            continue
-        extra["value"] = tuple(float(v) for v in tree.value[i])
-        if k == NUMERIC:
-            b.numeric(int(tree.feature[i]), float(tree.threshold[i]), op="<=", precision="float64",
-                      missing=int(tree.missing[i]), **extra)
+                b.leaf(value[i], n_samples=weight[i], impurity=impurity[i], counts=stats[i])
+            else:
+                b.leaf(value[i], n_samples=weight[i], impurity=impurity[i])
+        elif k == NUMERIC:
+            b.numeric(feature[i], threshold[i], op="<=", precision="float64", missing=missing[i],
+                      n_samples=weight[i], impurity=impurity[i], value=value[i])
         elif k == NOMINAL:
-            b.nominal(int(tree.feature[i]), missing=int(tree.missing[i]), **extra)
+            b.nominal(feature[i], missing=missing[i], n_samples=weight[i], impurity=impurity[i],
+                      value=value[i])
         else:
             feats, weights = tree.linear[i]
-            b.linear(feats, weights, float(tree.threshold[i]), op="<=", missing=int(tree.missing[i]),
-                     **extra)
-    for i in np.flatnonzero(tree.kind != LEAF):
-        s = int(tree.child_start[i])
-        vals = tree.edge_values.get(int(i))
-        for j in range(int(tree.n_children[i])):
-            b.connect(int(i), s + j, j, values=None if vals is None else vals[j])
+            b.linear(feats, weights, threshold[i], op="<=", missing=missing[i], n_samples=weight[i],
+                     impurity=impurity[i], value=value[i])
+    child_start = tree.child_start.tolist()
+    n_children = tree.n_children.tolist()
+    for i, k in enumerate(kind):
+        if k == LEAF:
+            continue
+        s = child_start[i]
+        vals = tree.edge_values.get(i)
+        for j in range(n_children[i]):
+            b.connect(i, s + j, j, values=None if vals is None else vals[j])
     return b.graph
 
 
