@@ -1,9 +1,41 @@
-"""`rulekit check` (not built yet: issue #5)."""
+"""`rulekit check RULES`: validate a rules file and lint it.
+
+Prints every error and warning as ``FILE:LINE:COL: error|warning: message`` with the line and a
+caret, then a summary line. Exit status: 0 when the file is valid, even with warnings (they point at
+rules that are legal but probably unintended; ``strict=True`` makes them count); 1 when there are
+errors (syntax or meaning); 2 when the file cannot be read.
+"""
 
 from __future__ import annotations
 
-from rulekit.errors import NotBuiltError
+import sys
+from pathlib import Path
+
+from rulekit import dsl
+from rulekit.dsl import lint
+from rulekit.errors import RulekitError
+from rulekit.fileio import read_text
 
 
-def run(*args, **kwargs) -> int:
-    raise NotBuiltError("'rulekit check' is not built yet (issue #5)")
+def run(rules_file: str | Path, *, strict: bool = False) -> int:
+    try:
+        text = read_text(rules_file)
+    except RulekitError as err:
+        print(f"rulekit: {err}", file=sys.stderr)
+        return 2
+    parsed = dsl.parse(text, file=str(rules_file))
+    found = list(parsed.errors) or lint.diagnostics(parsed)
+    for d in found:
+        print(d.render())
+    n_err = sum(d.severity == "error" for d in found)
+    n_warn = len(found) - n_err
+    if n_err:
+        print(f"{rules_file}: {n_err} error{'s' * (n_err != 1)}")
+        return 1
+    rb = parsed.rulebase
+    what = f"{len(rb.rules)} rule{'s' * (len(rb.rules) != 1)}"
+    if n_warn:
+        print(f"{rules_file}: valid ({what}), {n_warn} warning{'s' * (n_warn != 1)}")
+        return 1 if strict else 0
+    print(f"{rules_file}: valid ({what})")
+    return 0

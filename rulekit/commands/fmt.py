@@ -1,9 +1,47 @@
-"""`rulekit fmt` (not built yet: issue #5)."""
+"""`rulekit fmt RULES [--check]`: rewrite a rules file in canonical form.
+
+The canonical form is ``rulekit.dsl.dumps`` of what the file says: same rules, same comments (see
+``rulekit.dsl.printer`` for where each comment goes), one layout. The file is rewritten atomically
+and only when it changes. With ``check=True`` nothing is written: exit 1 if the file would change.
+A file that does not parse is left alone: its errors go to stderr, exit 2 (as for unreadable input).
+"""
 
 from __future__ import annotations
 
-from rulekit.errors import NotBuiltError
+import sys
+from pathlib import Path
+
+from rulekit import dsl
+from rulekit.errors import RulekitError
+from rulekit.fileio import read_text, write_atomic
 
 
-def run(*args, **kwargs) -> int:
-    raise NotBuiltError("'rulekit fmt' is not built yet (issue #5)")
+def run(rules_file: str | Path, check: bool = False) -> int:
+    try:
+        text = read_text(rules_file)
+    except RulekitError as err:
+        print(f"rulekit: {err}", file=sys.stderr)
+        return 2
+    parsed = dsl.parse(text, file=str(rules_file))
+    if parsed.errors:
+        for d in parsed.errors:
+            print(d.render(), file=sys.stderr)
+        print(f"rulekit: {rules_file}: not formatted: fix the errors above first", file=sys.stderr)
+        return 2
+    try:
+        new = dsl.dumps(parsed.rulebase)
+    except RulekitError as err:
+        print(f"rulekit: {rules_file}: {err}", file=sys.stderr)
+        return 2
+    if new == text:
+        return 0
+    if check:
+        print(f"{rules_file}: would be reformatted")
+        return 1
+    try:
+        write_atomic(rules_file, new)
+    except (OSError, RulekitError) as err:
+        print(f"rulekit: cannot write {rules_file}: {err}", file=sys.stderr)
+        return 2
+    print(f"reformatted {rules_file}")
+    return 0

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from rulekit.dsl import literals
 from rulekit.dsl.diagnostics import Diagnostic, make, source_lines
 from rulekit.dsl.grammar import CONDITION_WORDS
+from rulekit.dsl.lexer import Tok
 from rulekit.ir.model import Combiner, Feature
 from rulekit.rules.base import (TRUE, And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule,
                                 RuleBase)
@@ -106,6 +107,8 @@ class Builder(Transformer_NonRecursive):
         self.first_rule_line: int | None = None
         self.too_deep = False
         self.warned_no_target = False
+        # tokens already reported (a bad escape): no second error on them (kept alive: ids stay unique)
+        self.bad: dict[int, object] = {}
 
     # --- diagnostics ------------------------------------------------------------------------------
     def lines(self) -> list[str]:
@@ -130,7 +133,9 @@ class Builder(Transformer_NonRecursive):
             try:
                 return literals.unquote(tok.value)
             except literals.EscapeError as e:
-                self.error_at(tok.line, tok.column + e.offset, str(e), e.width)
+                if id(tok) not in self.bad:
+                    self.bad[id(tok)] = tok
+                    self.error_at(tok.line, tok.column + e.offset, str(e), e.width)
                 return tok.value[1:-1]
         return tok.value
 
@@ -415,7 +420,7 @@ class Builder(Transformer_NonRecursive):
         """The feature a name token refers to (None with an error when there is none)."""
         name = self.text_of(tok)
         f = self.features.get(name)
-        if f is None:
+        if f is None and id(tok) not in self.bad:
             near = difflib.get_close_matches(name, list(self.features), n=1)
             hint = f"; did you mean {_nm(near[0])}?" if near else \
                 "; declare it in the header ('feature NAME: numeric')"
@@ -439,10 +444,12 @@ class Builder(Transformer_NonRecursive):
             for v, vt in values:
                 self._check_value(name, v, vt)
         self.lits.append((tok.line, tok.column, tok.end_pos - tok.start_pos))
-        return InSet(feature=name, values=tuple(v for v, _ in values), negated=c[1] is not None), 0
+        # a float is never a nominal value (reported above); keep the node well-formed regardless
+        vals = tuple(v for v, _ in values if not isinstance(v, float))
+        return InSet(feature=name, values=vals, negated=c[1] is not None), 0
 
     def _check_value(self, name, v, tok) -> None:
-        if _typed_key(v) not in self.domains[name]:
+        if _typed_key(v) not in self.domains[name] and id(tok) not in self.bad:
             f = self.features[name]
             dom = ", ".join(_show(x) for x in f.domain[:8]) + (", ..." if len(f.domain) > 8 else "")
             what = "a number" if isinstance(v, (int, float)) and not isinstance(v, bool) else _show(v)
@@ -483,6 +490,13 @@ class Builder(Transformer_NonRecursive):
         return ("number", literals.read_number(t.value), t, t)
 
     def comparison(self, c):
+        if c[3] is None and len(c) == 6:  # the common `name op number`: straight through
+            a, op, b = c[0], c[1], c[2]
+            if type(a) is Tok and a.type == "NAME" and b.type == "NUMBER":
+                f = self.features.get(a.value)
+                if f is not None and f.kind == "numeric":
+                    self.lits.append((a.line, a.column, a.end_pos - a.start_pos))
+                    return Compare(feature=a.value, op=op.value, value=float(b.value)), 0
         sides, ops, cur = [], [], []
         for t in c:
             if t is None:
@@ -525,7 +539,6 @@ class Builder(Transformer_NonRecursive):
         name, f = self._feature(tok)
         self.lits.append((tok.line, tok.column, tok.end_pos - tok.start_pos))
         kind = value[0]
-        shown = _nm(name)
         if f is None:
             return Compare(feature=name, op=op, value=0.0)
         if f.kind == "numeric":
@@ -540,15 +553,15 @@ class Builder(Transformer_NonRecursive):
                 self.err(value[1], f"comparing two features needs an oblique test, like "
                                    f"'{a} - {b} {op} 0'")
             elif kind == "sum":
-                self.err(value[1].tok, f"{shown} is numeric: compare it with a number (or write the "
+                self.err(value[1].tok, f"{_nm(name)} is numeric: compare it with a number (or write the "
                                        "whole oblique test on one side)")
             else:
                 bad = value[1] if kind == "name" else value[2]
-                self.err(bad, f"{shown} is numeric: compare it with a number, not {bad.value}")
+                self.err(bad, f"{_nm(name)} is numeric: compare it with a number, not '{bad.value}'")
             return Compare(feature=name, op=op, value=0.0)
         # nominal
         if op not in ("=", "!="):
-            self.err(op_tok, f"{shown} is nominal: compare it with = or != or 'in {{...}}', not {op}")
+            self.err(op_tok, f"{_nm(name)} is nominal: compare it with = or != or 'in {{...}}', not {op}")
             op = "="
         if kind == "name":
             v, vt = self.text_of(value[1]), value[1]
@@ -557,7 +570,7 @@ class Builder(Transformer_NonRecursive):
         elif kind == "number":
             v, vt = self.typed_literals([value[2], value[3]] if value[2] is not value[3] else [value[3]])[0]
         else:
-            self.err(value[1].tok, f"{shown} is nominal: compare it with one of its values")
+            self.err(value[1].tok, f"{_nm(name)} is nominal: compare it with one of its values")
             return Compare(feature=name, op=op, value="")
         self._check_value(name, v, vt)
         return Compare(feature=name, op=op, value=v)
@@ -625,7 +638,7 @@ class Builder(Transformer_NonRecursive):
                         self.err(val.tok, "this conclusion gives two numbers")
             else:
                 if self.class_keys is not None and self.task != "regression" \
-                        and _typed_key(v) not in self.class_keys:
+                        and _typed_key(v) not in self.class_keys and id(tok) not in self.bad:
                     self._not_a_class(v, tok)
                 kw["label"] = v
         if dist is not None:

@@ -19,7 +19,7 @@ from lark.exceptions import UnexpectedInput, UnexpectedToken
 
 from rulekit.dsl import messages
 from rulekit.dsl.build import MAX_ERRORS, Builder
-from rulekit.dsl.diagnostics import DEFAULT_FILE, Diagnostic, RulesSyntaxError, make
+from rulekit.dsl.diagnostics import DEFAULT_FILE, Diagnostic, RulesSyntaxError, make, source_lines
 from rulekit.dsl.grammar import grammar_text
 from rulekit.dsl.lexer import Comment, LexError, RulesLexer, Source
 from rulekit.rules.base import RuleBase
@@ -37,9 +37,13 @@ class Parsed:
     rulebase: RuleBase | None
     errors: list[Diagnostic]
     file: str
-    lines_of: object = None
+    text: str = ""
     rule_pos: list[tuple[int, int]] = field(default_factory=list)  # (line, column) of each rule
-    literal_pos: list[list[tuple[int, int, int]]] = field(default_factory=list)  # per rule, per literal
+    #: per rule, per test in reading order: (line, column, width) of its feature name
+    literal_pos: list[list[tuple[int, int, int]]] = field(default_factory=list)
+
+    def lines_of(self) -> list[str]:
+        return source_lines(self.text)
 
 
 _LOCK = threading.Lock()
@@ -70,7 +74,7 @@ def parse(text: str, *, file: str | None = None) -> Parsed:
             if rb is not None and comments:
                 rb = _attach(rb, b, comments)
             errors = sorted(b.errors, key=lambda d: (d.line, d.column))
-            return Parsed(rb if not errors else None, errors, file, b.lines, b.rule_pos, b.lit_pos)
+            return Parsed(rb if not errors else None, errors, file, text, b.rule_pos, b.lit_pos)
         finally:
             b.text = ""
 
