@@ -175,8 +175,11 @@ class RulekitEstimator(BaseEstimator):
         return cached
 
     def _build_model(self) -> Model:
+        from rulekit.util import gc_paused  # noqa: PLC0415
+
         clf = self._task == "classification"
-        graphs = [to_graph(t, classification=clf) for t in self.flat_trees_]
+        with gc_paused():
+            graphs = [to_graph(t, classification=clf) for t in self.flat_trees_]
         params = {k: _json_safe(v) for k, v in self.get_params(deep=False).items()}
         source = {"learner": f"rulekit.learners.{type(self).__name__}", "params": params}
         kind = "single" if len(graphs) == 1 else self.combiner_

@@ -1,7 +1,7 @@
 """A learned tree as flat numpy arrays (children of a node are contiguous ids), and its conversions.
 
 The builders write this form because it is cheap to grow, prune and evaluate; :func:`to_graph` turns it
-into the networkx IR (``rulekit.ir.tree``) with ``TreeBuilder``, and :func:`to_compiled` into the
+into the networkx IR (``rulekit.ir.tree``, the attribute schema ``TreeBuilder`` writes), and :func:`to_compiled` into the
 evaluator's arrays directly, routing exactly as the compiled graph would (a test checks both agree).
 """
 
@@ -13,7 +13,7 @@ import networkx as nx
 import numpy as np
 
 from rulekit.ir import compiled as _compiled
-from rulekit.ir.tree import TreeBuilder
+from rulekit.ir.tree import graph_from_parts
 
 LEAF, NUMERIC, NOMINAL, LINEAR = 0, 1, 2, 3  # same codes as rulekit.ir.compiled
 
@@ -123,8 +123,8 @@ def to_compiled(tree: FlatTree, domain_sizes: list[int]) -> _compiled.CompiledTr
 
 
 def to_graph(tree: FlatTree, *, classification: bool) -> nx.DiGraph:
-    """The tree as a rulekit IR graph (node ids = flat ids), built with ``TreeBuilder``."""
-    b = TreeBuilder()
+    """The tree as a rulekit IR graph (node ids = flat ids), with the attributes ``TreeBuilder``
+    gives, assembled by :func:`rulekit.ir.tree.graph_from_parts` (fast for big forests)."""
     kind = tree.kind.tolist()
     feature = tree.feature.tolist()
     threshold = tree.threshold.tolist()
@@ -133,32 +133,40 @@ def to_graph(tree: FlatTree, *, classification: bool) -> nx.DiGraph:
     stats = [tuple(v) for v in tree.stats.tolist()] if classification else None
     weight = tree.weight.tolist()
     impurity = tree.impurity.tolist()
+    nodes: list[dict] = []
     for i, k in enumerate(kind):
         if k == LEAF:
+            d = {"kind": "leaf", "value": value[i], "n_samples": weight[i], "impurity": impurity[i]}
             if classification:
-                b.leaf(value[i], n_samples=weight[i], impurity=impurity[i], counts=stats[i])
-            else:
-                b.leaf(value[i], n_samples=weight[i], impurity=impurity[i])
+                d["counts"] = stats[i]
         elif k == NUMERIC:
-            b.numeric(feature[i], threshold[i], op="<=", precision="float64", missing=missing[i],
-                      n_samples=weight[i], impurity=impurity[i], value=value[i])
+            d = {"kind": "numeric", "feature": feature[i], "threshold": threshold[i], "op": "<=",
+                 "precision": "float64", "missing": missing[i], "n_samples": weight[i],
+                 "impurity": impurity[i], "value": value[i]}
         elif k == NOMINAL:
-            b.nominal(feature[i], missing=missing[i], n_samples=weight[i], impurity=impurity[i],
-                      value=value[i])
+            d = {"kind": "nominal", "feature": feature[i], "missing": missing[i], "n_samples": weight[i],
+                 "impurity": impurity[i], "value": value[i]}
         else:
             feats, weights = tree.linear[i]
-            b.linear(feats, weights, threshold[i], op="<=", missing=missing[i], n_samples=weight[i],
-                     impurity=impurity[i], value=value[i])
+            d = {"kind": "linear", "features": tuple(int(f) for f in feats),
+                 "weights": tuple(float(w) for w in weights), "threshold": threshold[i], "op": "<=",
+                 "precision": "float64", "missing": missing[i], "n_samples": weight[i],
+                 "impurity": impurity[i], "value": value[i]}
+        nodes.append(d)
     child_start = tree.child_start.tolist()
     n_children = tree.n_children.tolist()
+    edges = []
     for i, k in enumerate(kind):
         if k == LEAF:
             continue
         s = child_start[i]
-        vals = tree.edge_values.get(i)
+        vals = tree.edge_values.get(i) if k == NOMINAL else None
         for j in range(n_children[i]):
-            b.connect(i, s + j, j, values=None if vals is None else vals[j])
-    return b.graph
+            attrs: dict = {"branch": j}
+            if k == NOMINAL:
+                attrs["values"] = vals[j]
+            edges.append((i, s + j, attrs))
+    return graph_from_parts(nodes, edges, root=0)
 
 
 def apply(tree: FlatTree, M: np.ndarray, domain_sizes: list[int]) -> np.ndarray:
