@@ -2,4 +2,7 @@
 
 from rulekit.exporters.sql.dialect import Dialect
 
-DIALECT = Dialect(pick="[{values}][ORDINAL({index})]", name="bigquery", sqlglot="bigquery", case_depth=50, max_identifier=300, batch=20)
+DIALECT = Dialect(
+    name="bigquery", sqlglot="bigquery", case_depth=50, max_identifier=300,
+    pick="[{values}][ORDINAL({index})]",
+)

@@ -34,11 +34,11 @@ class Dialect:
     true: str = "TRUE"
     false: str = "FALSE"
     stage_suffix: str = ""  # appended to every staged SELECT so the engine does not inline it
-    cte_prefix: str = ""  # written before a staged CTE body, e.g. "MATERIALIZED "
+    materialize_every: int | None = None  # every n-th stage is a MATERIALIZED CTE (bounds nesting)
     case_insensitive: bool = True  # column names match regardless of case (Age = age)
     max_identifier: int | None = None  # longest identifier (characters) the engine keeps intact
     string_prefix: str = ""  # e.g. "N" for unicode strings in T-SQL
-    batch: int = 20  # trees (or rules) summed per stage; at most 50
+    batch: int = 50  # trees (or rules) summed per stage; at most 50 (nesting stages is slow to plan)
     pick: str | None = None  # the {index}-th (1-based) of {values}; None: one CASE per output
     pick_doubles: str | None = None  # same for doubles written as plain 17-digit numbers (faster)
     correlated_from: bool = True  # a subquery in FROM may use the outer row (bare ensemble form)

@@ -4,6 +4,7 @@ no correlated derived tables (a bare ensemble classifier needs a table)."""
 
 from rulekit.exporters.sql.dialect import Dialect
 
-DIALECT = Dialect(name="mysql", sqlglot="mysql", case_depth=50, trunc="TRUNCATE({}, 0)",
-                  stage_suffix=" LIMIT 18446744073709551615", max_identifier=64, batch=20,
-                  correlated_from=False)
+DIALECT = Dialect(
+    name="mysql", sqlglot="mysql", case_depth=50, trunc="TRUNCATE({}, 0)",
+    stage_suffix=" LIMIT 18446744073709551615", max_identifier=64, correlated_from=False,
+)

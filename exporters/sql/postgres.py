@@ -1,8 +1,12 @@
 """PostgreSQL: numeric literals are NUMERIC even with an exponent, so doubles are cast to float8;
-``OFFSET 0`` stops subquery pull-up (stages are evaluated once); quoted names are case-sensitive
-and cut at 63 bytes; EXP errors on overflow and underflow (the generator clamps its argument)."""
+``OFFSET 0`` stops subquery pull-up (stages are evaluated once) and every 10th stage is a
+MATERIALIZED CTE (planning nested subqueries is quadratic in their depth); quoted names are
+case-sensitive and cut at 63 bytes; EXP errors on overflow and underflow (arguments are clamped)."""
 
 from rulekit.exporters.sql.dialect import Dialect
 
-DIALECT = Dialect(pick="(ARRAY[{values}])[{index}]", name="postgres", sqlglot="postgres", double="{}::float8", case_depth=100,
-                  stage_suffix=" OFFSET 0", case_insensitive=False, max_identifier=63, batch=20)
+DIALECT = Dialect(
+    name="postgres", sqlglot="postgres", double="{}::float8", case_depth=100,
+    stage_suffix=" OFFSET 0", materialize_every=10, case_insensitive=False, max_identifier=63,
+    pick="(ARRAY[{values}])[{index}]",
+)

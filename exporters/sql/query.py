@@ -162,20 +162,23 @@ class Builder:
         self.d = d
         self.names = names
         self.carry = carry
-        self.stages: list[tuple[str, str]] = []
+        self.stages: list[tuple[str, str, bool]] = []  # (name, body, materialized)
         self.bare = names.table is None
         self.prev = names.table
 
     def stage(self, items: list[str], *, features: bool) -> None:
+        """A stage selecting ``items`` (plus the key, and the feature columns when ``features``)."""
         name = self.names.internal(f"s{len(self.stages) + 1}")
+        every = self.d.materialize_every
+        mat = bool(every) and len(self.stages) % every == every - 1
         if self.bare:
             body = "SELECT " + ", ".join(items)
             if self.stages:
                 body += f" FROM ({self.stages[-1][1]}) AS {self.stages[-1][0]}"
         else:
             cols = (self.carry if features else ([self.names.key] if self.names.key else [])) + items
-            body = f"SELECT {', '.join(cols)} FROM {self.prev}{self.d.stage_suffix}"
-        self.stages.append((name, body))
+            body = f"SELECT {', '.join(cols)} FROM {self.prev}{'' if mat else self.d.stage_suffix}"
+        self.stages.append((name, body, mat))
         self.prev = name
 
     def select(self, items: list[str]) -> str:
@@ -187,7 +190,8 @@ class Builder:
         cols = ([self.names.key] if self.names.key else []) + items
         head = ""
         if self.stages:
-            head = "WITH " + ",\n".join(f"{n} AS {self.d.cte_prefix}({b})" for n, b in self.stages) + "\n"
+            head = "WITH " + ",\n".join(f"{n} AS {'MATERIALIZED ' if m else ''}({b})"
+                                        for n, b, m in self.stages) + "\n"
         return f"{head}SELECT {', '.join(cols)}\nFROM {self.prev}"
 
 
@@ -274,39 +278,46 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
     """Stages summing every unit's contributions into ``width`` accumulators, in unit order.
 
     ``terms(i, unit)`` gives (accumulator, value per payload) pairs for unit ``i``. A unit feeding
-    several accumulators is evaluated once as a leaf id (a stage of its own) when the dialect can
-    pick a value from a list; otherwise it is written once per accumulator."""
+    several accumulators is evaluated once, as a leaf id, when the dialect can pick a value from a
+    list: the ids of batch j+1 are computed in the stage that sums batch j (engines plan deeply
+    nested stages slowly, so there are as few as possible). Otherwise it is written once per
+    accumulator."""
     acc = [names.internal(f"a{k}") for k in range(width)]
     step = max(1, min(50, d.batch))
     n = len(spec.units)
     num = d.number
-    for start in range(0, n, step):
+    batches = [range(s, min(n, s + step)) for s in range(0, n, step)]
+    plans = []  # per batch: (id items, per-accumulator terms)
+    for batch in batches:
         per: list[list[str]] = [[] for _ in range(width)]
-        id_items: list[str] = []
-        for i in range(start, min(n, start + step)):
+        ids_items: list[str] = []
+        for i in batch:
             u = spec.units[i]
             contrib = [(k, vals) for k, vals in terms(i, u) if any(v != 0.0 for v in vals)]  # + 0.0: no-op
             if d.pick is not None and not b.bare and len(contrib) > 1:
                 leaf = names.internal(f"l{i}")
                 ids, reps = leaf_ids(u)
-                id_items.append(f"{ids} AS {leaf}")
+                ids_items.append(f"{ids} AS {leaf}")
                 for k, vals in contrib:
                     per[k].append(pick_doubles(d, [vals[r] for r in reps], leaf))
             else:
                 for k, vals in contrib:
                     per[k].append(u.render([num(v) for v in vals]))
-        if id_items:
-            b.stage(([acc[k] for k in range(width)] if start else []) + id_items, features=True)
+        plans.append((ids_items, per))
+    if plans and plans[0][0]:
+        b.stage(plans[0][0], features=True)
+    for j, (_, per) in enumerate(plans):
         items = []
         for k in range(width):
-            if start == 0:
+            if j == 0:
                 parts = ([init[k]] if init[k] is not None else []) + per[k]
                 items.append(f"{expr.sum_terms(parts or [num(0.0)])} AS {acc[k]}")
             elif per[k]:
                 items.append(f"{expr.sum_terms([acc[k]] + per[k])} AS {acc[k]}")
             else:
                 items.append(acc[k])
-        b.stage(items, features=start + step < n)
+        last = j == len(plans) - 1
+        b.stage(items + ([] if last else plans[j + 1][0]), features=not last)
     return acc
 
 

@@ -3,5 +3,7 @@ derived tables."""
 
 from rulekit.exporters.sql.dialect import Dialect
 
-DIALECT = Dialect(name="snowflake", sqlglot="snowflake", double="{}::FLOAT", case_depth=50,
-                  case_insensitive=False, max_identifier=255, batch=20, correlated_from=False)
+DIALECT = Dialect(
+    name="snowflake", sqlglot="snowflake", double="{}::FLOAT", case_depth=50, case_insensitive=False,
+    max_identifier=255, correlated_from=False,
+)

@@ -1,8 +1,10 @@
 """SQL Server (T-SQL): CASE nests at most 10 deep; ``1.5e0`` is float(53); N'' strings keep
 unicode; no boolean literals; ``ROUND(x, 0, 1)`` truncates; no GREATEST before 2022 (a VALUES
-subquery takes the maximum)."""
+subquery takes the maximum); ``CHOOSE`` picks a leaf value."""
 
 from rulekit.exporters.sql.dialect import Dialect
 
-DIALECT = Dialect(pick="CHOOSE({index}, {values})", name="tsql", sqlglot="tsql", case_depth=9, trunc="ROUND({}, 0, 1)", greatest=None,
-                  true="1", false="0", string_prefix="N", max_identifier=128, batch=20)
+DIALECT = Dialect(
+    name="tsql", sqlglot="tsql", case_depth=9, trunc="ROUND({}, 0, 1)", greatest=None, true="1",
+    false="0", string_prefix="N", max_identifier=128, pick="CHOOSE({index}, {values})",
+)
