@@ -93,10 +93,11 @@ def main(argv: list[str] | None = None) -> int:
           f"+ {n_missing} rows with missing values")
 
     ok = True
-    # 4. DuckDB reads the pandas DataFrame directly (NaN becomes NULL).
-    patients = rows.assign(row_id=np.arange(len(rows)))  # noqa: F841  (DuckDB finds it by name)
+    # 4. DuckDB (embedded) reads the pandas DataFrame as the table "patients"; NaN becomes NULL.
+    con = duckdb.connect()
+    con.register("patients", rows.assign(row_id=np.arange(len(rows))))
     duck_sql = (out / "forest.duckdb.sql").read_text(encoding="utf-8")
-    result = duckdb.sql(f"SELECT * FROM ({duck_sql}) ORDER BY row_id").df().drop(columns="row_id")
+    result = con.execute(f"SELECT * FROM ({duck_sql}) ORDER BY row_id").df().drop(columns="row_id")
     ok &= compare("DuckDB", result, labels, proba)
 
     # 5. PostgreSQL, when there is one.
