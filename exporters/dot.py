@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rulekit.errors import NotBuiltError
 from rulekit.exporters import register
 from rulekit.ir.model import Model
 
@@ -10,7 +9,9 @@ from rulekit.ir.model import Model
 @register("dot")
 def to_dot(obj, **_: object) -> str:
     if not isinstance(obj, Model):
-        raise NotBuiltError("dot for rule bases is not built yet (issue #9)")
+        from rulekit.rule_pictures import rules_dot
+
+        return rules_dot(obj)
     from rulekit.render import model_dot
 
     return model_dot(obj)

@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 from rulekit.commands.source import load_source
-from rulekit.errors import NotBuiltError
 from rulekit.fileio import write_atomic
 from rulekit.ir.model import Model
 
@@ -29,12 +28,18 @@ def run(*, source: Path, format: str, output: Path | None) -> int:
 
             text = model_svg(obj)
     else:
+        from rulekit import rule_pictures
+
         if format == "text":
             from rulekit import dsl
 
             text = dsl.dumps(obj)
+        elif format == "dot":
+            text = rule_pictures.rules_dot(obj)
+        elif format == "mermaid":
+            text = rule_pictures.rules_mermaid(obj)
         else:
-            raise NotBuiltError(f"show --format {format} for rule bases is not built yet (issue #9)")
+            text = rule_pictures.rules_svg(obj)
     if output is None:
         sys.stdout.write(text)
     else:

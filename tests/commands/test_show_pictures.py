@@ -34,3 +34,31 @@ def test_huge_tree_is_cut_not_recursed():
     svg = model_svg(model)
     assert "more nodes" in svg and svg.count("<rect") < 1000
     assert "more nodes" in model_mermaid(model)
+
+
+@pytest.mark.parametrize("name", ["sklearn_tree_multiclass_hostile", "handmade_nominal", "handmade_linear"])
+def test_rule_base_pictures(name):
+    import rulekit
+    from rulekit.rule_pictures import rules_dot, rules_mermaid, rules_svg
+
+    model, _ = zoo.get(name)
+    rb = rulekit.to_rules(model)
+    root = ET.fromstring(rules_svg(rb))
+    assert sum(1 for t in root.iter() if t.tag.endswith("text")) >= len(rb.rules)
+    mer = rules_mermaid(rb)
+    assert mer.startswith("flowchart TD") and mer.count("-->") >= len(rb.rules)
+    assert rules_dot(rb).startswith("digraph rules")
+
+
+@pytest.mark.parametrize("fmt", ["text", "dot", "mermaid", "svg"])
+def test_show_rules_file(tmp_path, fmt, capsys):
+    import rulekit
+    from rulekit.cli import main
+
+    model, _ = zoo.get("sklearn_tree_binary")
+    path = tmp_path / "m.rules"
+    path.write_text(rulekit.dsl.dumps(rulekit.to_rules(model)), encoding="utf-8")
+    with pytest.raises(SystemExit) as ex:
+        main(["show", str(path), "--format", fmt])
+    assert ex.value.code == 0
+    assert capsys.readouterr().out.strip()
