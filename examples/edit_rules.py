@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     result = db.execute(f"SELECT * FROM ({sql}) ORDER BY id").fetchall()
     ok &= agree("SQLite", [r[1] for r in result], [r[2:] for r in result], want_labels, want_proba, 1e-12)
 
-    onnx_model = rulekit.export.to_onnx(after)              # float32 input, as the rules say "precision float32"
+    onnx_model = rulekit.export.to_onnx(after)     # float32 input, fine: the rules say "precision float32"
     (out / "iris.onnx").write_bytes(onnx_model.SerializeToString())
     session = ort.InferenceSession(str(out / "iris.onnx"), providers=["CPUExecutionProvider"])
     labels, proba = session.run(["label", "probabilities"], {"X": rows.astype(np.float32)})

@@ -75,8 +75,9 @@ def run(name: str, out: Path) -> bool:
     rows = pd.concat([X, pd.DataFrame(extra, columns=X.columns)], ignore_index=True)
     db = sqlite3.connect(":memory:")
     db.execute(f"CREATE TABLE {name} (id INTEGER, {', '.join(f'{c} TEXT' for c in X.columns)})")
-    db.executemany(f"INSERT INTO {name} VALUES (?{', ?' * X.shape[1]})",
-                   [(i, *(None if pd.isna(v) else v for v in r)) for i, r in enumerate(rows.itertuples(index=False))])
+    values = [(i, *(None if pd.isna(v) else v for v in row))
+              for i, row in enumerate(rows.itertuples(index=False))]
+    db.executemany(f"INSERT INTO {name} VALUES (?{', ?' * X.shape[1]})", values)
     result = db.execute(f"SELECT * FROM ({sql}) ORDER BY id").fetchall()
 
     # 5. What happened to the odd rows, in words (rb.explain names the rule that decided).
@@ -89,7 +90,7 @@ def run(name: str, out: Path) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", nargs="?", help="directory for the .rules and .sql files (default: a temp dir)")
+    parser.add_argument("out", nargs="?", help="directory for the .rules and .sql files (default: temp dir)")
     args = parser.parse_args(argv)
     out = Path(args.out or tempfile.mkdtemp(prefix="rulekit-id3-sql-"))
     out.mkdir(parents=True, exist_ok=True)

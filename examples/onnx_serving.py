@@ -91,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         label, p = session.run(["label", "probabilities"], {"X": row})
         us = (time.perf_counter() - start) * 1e6
-        print(f"  one request -> {label[0]}, probabilities { {c: round(float(v), 4) for c, v in zip(classes, p[0])} } "
-              f"in {us:.0f} µs")
+        shown = {c: round(float(v), 4) for c, v in zip(classes, p[0])}
+        print(f"  one request -> {label[0]}, probabilities {shown} in {us:.0f} µs")
         one = pd.DataFrame([request])[X.columns]
         ok &= check("single row", label, p, gbm.predict(one), gbm.predict_proba(one), TOLERANCE[dtype])
 

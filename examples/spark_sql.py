@@ -90,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         # NaN must become None: Spark keeps NaN as a number (larger than any other), only NULL is missing
         schema = StructType([StructField("row_id", IntegerType())] +
                             [StructField(name, DoubleType()) for name in X.columns])
-        table = [(i, *(None if np.isnan(v) else float(v) for v in row)) for i, row in enumerate(rows.to_numpy())]
+        table = [(i, *(None if np.isnan(v) else float(v) for v in row))
+                 for i, row in enumerate(rows.to_numpy())]
         spark.createDataFrame(table, schema).createOrReplaceTempView("patients")
         result = spark.sql(sql).collect()
         print(f"Spark {spark.version} scored {len(rows)} rows ({len(X)} real, the rest on thresholds "

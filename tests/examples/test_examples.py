@@ -21,7 +21,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 def run(script: str, *args: str, timeout: float = 300) -> str:
     """Run ``examples/<script>`` with this interpreter; assert exit 0; return its stdout."""
     proc = subprocess.run([sys.executable, str(EXAMPLES / script), *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=EXAMPLES.parent, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                          timeout=timeout, cwd=EXAMPLES.parent,
+                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
     assert proc.returncode == 0, f"{script} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr[-3000:]}"
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     return proc.stdout
@@ -130,7 +131,8 @@ def test_edit_rules(tmp_path):
     edited = (tmp_path / "iris.edited.rules").read_text()
     assert "versicolour" in edited and "versicolor," not in edited and "petal_width <= 1.55" in edited
     assert "manual: if" in edited
-    assert {"iris.rules", "iris_rules.py", "iris.sqlite.sql", "iris.onnx"} <= {p.name for p in tmp_path.iterdir()}
+    written = {p.name for p in tmp_path.iterdir()}
+    assert {"iris.rules", "iris_rules.py", "iris.sqlite.sql", "iris.onnx"} <= written
 
 
 def test_edit_rules_edits_must_apply():
