@@ -53,3 +53,13 @@ def mysql_conn():
 def unique_name():
     """A table name no other test (or xdist worker) uses."""
     return "t_" + uuid.uuid4().hex[:12]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """In CI (RULEKIT_REQUIRE_SERVERS=1) a skipped server/Spark test is a failure, not a skip."""
+    outcome = yield
+    report = outcome.get_result()
+    if REQUIRE and report.skipped and any(item.get_closest_marker(m) for m in ("spark", "postgres", "mysql")):
+        report.outcome = "failed"
+        report.longrepr = f"required in CI but skipped: {report.longrepr}"
