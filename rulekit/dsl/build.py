@@ -29,6 +29,7 @@ MAX_ERRORS = 100
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "!=": "!="}
 _NUM_OPS = frozenset({"<", "<=", ">", ">="})
+_UP = frozenset({"<", "<="})
 _NUMBERS = frozenset({"NUMBER", "INF", "NAN"})
 _NAMES = frozenset({"NAME", "STRING"})
 _HEADER = ("rulebase", "target", "semantics", "precision", "combiner", "default")
@@ -109,6 +110,10 @@ class Builder(Transformer_NonRecursive):
         self.warned_no_target = False
         # tokens already reported (a bad escape): no second error on them (kept alive: ids stay unique)
         self.bad: dict[int, object] = {}
+
+    def release(self) -> None:
+        """Drop everything the last parse built (the result owns what it needs)."""
+        self.reset("", "")
 
     # --- diagnostics ------------------------------------------------------------------------------
     def lines(self) -> list[str]:
@@ -490,13 +495,25 @@ class Builder(Transformer_NonRecursive):
         return ("number", literals.read_number(t.value), t, t)
 
     def comparison(self, c):
-        if c[3] is None and len(c) == 6:  # the common `name op number`: straight through
+        n = len(c)
+        if n == 6 and c[3] is None:  # the common `name op number`: straight through
             a, op, b = c[0], c[1], c[2]
             if type(a) is Tok and a.type == "NAME" and b.type == "NUMBER":
                 f = self.features.get(a.value)
                 if f is not None and f.kind == "numeric":
                     self.lits.append((a.line, a.column, a.end_pos - a.start_pos))
                     return Compare(feature=a.value, op=op.value, value=float(b.value)), 0
+        elif n == 5:  # `number < name <= number`
+            lo, o1, a, o2, hi = c
+            if type(a) is Tok and a.type == "NAME" and type(lo) is Tok and lo.type == "NUMBER" \
+                    and hi.type == "NUMBER" and o1.value in _UP and o2.value in _UP:
+                f = self.features.get(a.value)
+                if f is not None and f.kind == "numeric":
+                    pos = (a.line, a.column, a.end_pos - a.start_pos)
+                    self.lits.append(pos)
+                    self.lits.append(pos)
+                    return _Chain((Compare(feature=a.value, op=_FLIP[o1.value], value=float(lo.value)),
+                                   Compare(feature=a.value, op=o2.value, value=float(hi.value))))
         sides, ops, cur = [], [], []
         for t in c:
             if t is None:

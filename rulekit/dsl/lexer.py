@@ -137,7 +137,6 @@ class RulesLexer(Lexer):
         states = parser_state.parse_conf.states
         match = self.master.match
         keywords, punct = self.keywords, self.punct
-        prev_line, prev_pos = 0, -1
         while pos < end:
             m = match(text, pos, end)
             if m is None:
@@ -153,17 +152,19 @@ class RulesLexer(Lexer):
                 pos = nxt
                 continue
             if kind == "COMMENT":
-                c = Comment(v[1:], line, pos - line_start + 1, pos, prev_line, prev_pos)
+                last = src.last
+                c = Comment(v[1:], line, pos - line_start + 1, pos, last.line if last else 0,
+                            last.start_pos if last else -1)
                 comments.append(c)
                 pending.append(c)
                 pos = nxt
                 continue
-            accepts = states[stack[-1]]
             if kind == "NAME":
                 kw = keywords.get(v)
-                if kw is not None and kw in accepts:
+                if kw is not None and kw in states[stack[-1]]:
                     kind = kw
-                elif v in self.hyphenated and nxt < end and text[nxt] == "-":
+                elif nxt < end and text[nxt] == "-" and v in self.hyphenated:
+                    accepts = states[stack[-1]]
                     for whole, name in self.hyphenated[v]:
                         if name in accepts and text.startswith(whole, pos):
                             after = pos + len(whole)
@@ -171,20 +172,23 @@ class RulesLexer(Lexer):
                                 kind, v, nxt = name, whole, after
                                 break
             elif kind == "NUMBER":
-                if v[0] in "+-" and "NUMBER" not in accepts and "ADDOP" in accepts:
-                    kind, v, nxt = "ADDOP", v[0], pos + 1
+                if v[0] in "+-":
+                    accepts = states[stack[-1]]
+                    if "NUMBER" not in accepts and "ADDOP" in accepts:
+                        kind, v, nxt = "ADDOP", v[0], pos + 1
             elif kind == "PUNCT":
                 names = punct[v]
                 kind = names[0]
-                for n in names:
-                    if n in accepts:
-                        kind = n
-                        break
+                if len(names) > 1:
+                    accepts = states[stack[-1]]
+                    for n in names:
+                        if n in accepts:
+                            kind = n
+                            break
             if pending:
                 for c in pending:
                     c.next_pos = pos
                 pending.clear()
-            prev_line, prev_pos = line, pos
             tok = Tok(kind, v, pos, nxt, line, pos - line_start + 1)
             src.before = src.last
             src.last = tok

@@ -34,9 +34,11 @@ HOSTILE_NAMES = (
     "\x7f", "\u2028sep", "\ufeffbom", "\ud800", "\\u{41}", "'", '"', "''", "x'y'z", "SELECT",
 )
 
-_plain_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
-names = st.one_of(st.sampled_from(HOSTILE_NAMES), st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True),
-                  _plain_text)
+#: ordinary names, so that generated rule bases also look like real ones
+PLAIN_NAMES = ("a", "b", "c", "x", "y", "x1", "x_2", "age", "income", "colour", "petal.length", "r1", "yes",
+               "no", "setosa", "Sunny", "t0_r12")
+_plain_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=10)
+names = st.one_of(st.sampled_from(HOSTILE_NAMES), st.sampled_from(PLAIN_NAMES), _plain_text)
 #: float64 values including infinities, -0.0 and subnormals, never NaN
 floats = st.floats(allow_nan=False)
 ints = st.integers(min_value=-(10**18), max_value=10**18)
@@ -141,8 +143,7 @@ def conclusions(draw, task, classes):
 def rules(draw, task, classes, feats):
     kw = {"condition": draw(conditions(feats)), "conclusion": draw(conclusions(task, classes))}
     if draw(st.booleans()):
-        kw["id"] = draw(st.one_of(names, st.from_regex(r"[0-9]{1,4}", fullmatch=True),
-                                  st.from_regex(r"r[0-9]{1,4}", fullmatch=True)))
+        kw["id"] = draw(st.one_of(names, st.integers(0, 10**6).map(str), st.integers(0, 999).map("r{}".format)))
     if draw(st.integers(0, 4)) == 0:
         kw["weight"] = draw(floats)
     if draw(st.integers(0, 3)) == 0:

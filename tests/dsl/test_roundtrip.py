@@ -33,7 +33,7 @@ def round_trip(rb: RuleBase) -> str:
     return text
 
 
-@examples(1200)
+@examples(800)
 @given(rule_bases())
 def test_every_rule_base_round_trips(rb):
     round_trip(rb)
@@ -190,7 +190,7 @@ def _token_parser():
     return lark.Lark(grammar_text(), parser="lalr", lexer=RulesLexer)
 
 
-@examples(200)
+@examples(150)
 @given(rule_bases(max_rules=3), st.randoms(use_true_random=False))
 def test_layout_does_not_matter(rb, rnd):
     """Any spacing, line breaks and comments between tokens read the same rule base."""
