@@ -135,8 +135,8 @@ def top_items(node, rid) -> tuple[list[str], str]:
     if type(node) in (And, Or) and len(node.items) >= 2:
         joiner = "and" if type(node) is And else "or"
         pieces = _operands(node)
-        return [_render(p, 2, rid) for p in pieces], joiner
-    return [_render(node, 1, rid)], "and"
+        return [_render(p, 2, rid, joiner) for p in pieces], joiner
+    return [_render(node, 1, rid, None)], "and"
 
 
 def _operands(node):
@@ -162,13 +162,15 @@ def _chains(a, b) -> bool:
             and type(a.value) is float and type(b.value) is float)
 
 
-def _render(root, depth0: int, rid) -> str:
-    """Text of ``root`` as an operand (parenthesised when composite), without recursion.
+def _render(root, depth0: int, rid, parent) -> str:
+    """Text of ``root`` as an operand of an ``and``/``or`` (``parent``) or alone (None), without
+    recursion. Composite operands get parentheses, except a lower/upper bound pair in an ``or``
+    (``a < x <= b or x is missing``: the parser reads a chain there as its own group).
 
     ``root`` may be a chain tuple. ``depth0`` is the nesting level ``root`` sits at.
     """
     out: list[str] = []
-    stack: list = [(root, depth0, root is not None and depth0 > 1)]
+    stack: list = [(root, depth0, parent)]
     while stack:
         item = stack.pop()
         if type(item) is str:
@@ -190,7 +192,7 @@ def _render(root, depth0: int, rid) -> str:
                               "than the rule DSL allows")
         if t is Not:
             stack.append(")")
-            stack.append((node.item, depth + 1, False))
+            stack.append((node.item, depth + 1, None))
             out.append("not (")
             continue
         if t is And or t is Or:
@@ -201,17 +203,18 @@ def _render(root, depth0: int, rid) -> str:
             word = "and" if t is And else "or"
             if n == 1:
                 stack.append(")")
-                stack.append((node.items[0], depth + 1, False))
+                stack.append((node.items[0], depth + 1, None))
                 out.append(word + "(")
                 continue
             pieces = _operands(node)
-            if as_operand:
+            parens = as_operand is not None and not (as_operand == "or" and len(pieces) == 1)
+            if parens:
                 stack.append(")")
             for k in range(len(pieces) - 1, -1, -1):
-                stack.append((pieces[k], depth + 1, True))
+                stack.append((pieces[k], depth + 1, word))
                 if k:
                     stack.append(f" {word} ")
-            if as_operand:
+            if parens:
                 out.append("(")
             continue
         raise ExportError(f"not a condition: {type(node).__name__}")  # pragma: no cover
