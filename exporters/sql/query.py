@@ -192,7 +192,8 @@ class Builder:
         if self.stages:
             head = "WITH " + ",\n".join(f"{n} AS {'MATERIALIZED ' if m else ''}({b})"
                                         for n, b, m in self.stages) + "\n"
-        return f"{head}SELECT {', '.join(cols)}\nFROM {self.prev}"
+        sep = ",\n  "
+        return f"{head}SELECT\n  {sep.join(cols)}\nFROM {self.prev}"
 
 
 # --- assembly ------------------------------------------------------------------------------------------------
@@ -216,14 +217,30 @@ def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -
     if spec.kind == "single":
         pred, probs = _single(spec, d, b, names, labels, proba)
     else:
-        if b.bare and not d.correlated_from and spec.task == "classification":
-            raise ExportError(f"{d.name} cannot score an ensemble classifier in a bare expression "
-                              f"(no correlated subqueries in FROM); pass a table (--table)")
+        if b.bare and not d.correlated_from:
+            return _inline(spec, d)
         pred, probs = _ensemble(spec, d, b, names, labels, proba)
     items = [f"{pred} AS {names.outputs[0]}"] + [f"{p} AS {n}" for p, n in zip(probs, names.outputs[1:])]
     if b.bare:
         return b.select([pred])
     return b.select(items)
+
+
+def _inline(spec: Spec, d: Dialect) -> str:
+    """A bare expression without subqueries, for dialects without correlated derived tables: only
+    sums whose value is referenced once (regression forests and boosting)."""
+    num = d.number
+    if spec.task == "regression" and spec.kind in ("average", "sum", "rule-sum"):
+        if spec.kind == "rule-sum":
+            base = num(spec.default[0]) if spec.default is not None else num(0.0)
+            terms = [u.render([num(spec.weights[i] * u.vec[0][0]), num(0.0)]) for i, u in enumerate(spec.units)]
+            return "(" + expr.sum_terms([base] + terms) + ")"
+        terms = [u.render([num(v[0]) for v in u.vec]) for u in spec.units]
+        if spec.kind == "sum":
+            return "(" + expr.sum_terms([num(spec.combiner.base_score[0])] + terms) + ")"
+        return f"({expr.sum_terms(terms)}) / {num(float(len(terms)))}"
+    raise ExportError(f"{d.name} cannot score this ensemble in a bare expression (no correlated subqueries "
+                      f"in FROM); pass a table (--table)")
 
 
 def _single(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str],

@@ -150,8 +150,18 @@ def run_in(conn, engine: str, obj, data: pd.DataFrame, table: str, *, proba: boo
     return sql
 
 
+_RULES: dict[int, object] = {}
+
+
 def rules_of(model):
-    """A rule base equal to ``model`` (the rules pipeline when built, else raw path extraction)."""
+    """A rule base equal to ``model`` (the rules pipeline when built, else path extraction); cached."""
+    rb = _RULES.get(id(model))
+    if rb is None:
+        rb = _RULES[id(model)] = (model, _rules_of(model))
+    return rb[1]
+
+
+def _rules_of(model):
     try:
         return rulekit.to_rules(model)
     except rulekit.errors.NotBuiltError:
@@ -207,13 +217,12 @@ def test_zoo_rules(engine, name, unique_name):
     run_in(conn, eng, rb, data, unique_name)
 
 
-@pytest.mark.parametrize("case_depth", [1, 3])
 @pytest.mark.parametrize("name", zoo.zoo_names())
-def test_zoo_flat_forms(name, case_depth, sqlite_conn, duck_conn, unique_name):
+def test_zoo_flat_forms(name, sqlite_conn, duck_conn, unique_name):
     """Trees cut at 1 or 3 CASE levels: flat leaf conditions (intervals, value sets, NULL sides)."""
     model, data = zoo.get(name)
-    for eng, conn in (("sqlite", sqlite_conn), ("duckdb", duck_conn)):
-        run_in(conn, eng, model, data, unique_name, case_depth=case_depth)
+    run_in(sqlite_conn, "sqlite", model, data, unique_name, case_depth=1)
+    run_in(duck_conn, "duckdb", model, data, unique_name, case_depth=3)
 
 
 @pytest.mark.parametrize("name", zoo.zoo_names())

@@ -1,0 +1,276 @@
+"""Dialects, names and the command line: sqlglot parse checks, BigQuery/Snowflake/T-SQL output
+transpiled by sqlglot and run in DuckDB, hostile names, refused names, the bare expression form,
+options and errors, and canaries showing the parity tests catch a wrong boundary or NULL side."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+import sqlglot
+
+import rulekit
+from rulekit.errors import ExportError, RulekitError
+from rulekit.exporters.sql import DIALECTS, to_sql
+from rulekit.exporters.sql import dialect as sql_dialect
+from rulekit.exporters.sql import query as sql_query
+from rulekit.ir.model import Feature, Model
+from rulekit.ir.tree import TreeBuilder
+from tests import zoo
+from tests.exporters.test_sql_engines import (KEY, compare, duck_conn, load, query, rules_of,  # noqa: F401
+                                              run_in, sqlite_conn)
+
+SMALL = ["sklearn_tree_multiclass_hostile", "handmade_nominal", "handmade_linear", "sklearn_gb_multiclass_hostile",
+         "xgboost_binary_nan_hostile", "sklearn_hgb_categorical_nan"]
+
+
+@pytest.fixture
+def deep_recursion():
+    """sqlglot's parser recurses per nesting level; give it room for 100 nested CASE levels."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 20_000))
+    yield
+    sys.setrecursionlimit(old)
+
+
+# --- every dialect parses -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("name", [n for n in SMALL if n in zoo.zoo_names()])
+def test_parses_in_its_dialect(dialect, name, deep_recursion):
+    model, _ = zoo.get(name)
+    proba = model.task == "classification"
+    for sql in (to_sql(model, dialect=dialect, table="scores.t", key="id", proba=proba),
+                to_sql(rules_of(model), dialect=dialect, table="t", proba=proba)):
+        tree = sqlglot.parse_one(sql, read=dialect)
+        assert tree.find(sqlglot.exp.Select) is not None
+    try:
+        bare = to_sql(model, dialect=dialect)
+    except ExportError:
+        assert dialect in ("mysql", "spark", "snowflake") and model.combiner.kind != "single"
+    else:
+        sqlglot.parse_one(f"SELECT {bare} AS p FROM t", read=dialect)
+
+
+def _no_pick(dialect: str):
+    d = sql_dialect.get(dialect)
+    return dataclasses.replace(d, _cache={}, pick=None, pick_doubles=None) if dialect == "tsql" else d
+
+
+@pytest.mark.parametrize("dialect", ["bigquery", "snowflake", "tsql"])
+@pytest.mark.parametrize("name", [n for n in SMALL + ["chain_deep", "xgboost_multiclass", "lightgbm_categorical_nan"]
+                                  if n in zoo.zoo_names()])
+def test_transpiled_to_duckdb_runs_exactly(dialect, name, duck_conn, deep_recursion, unique_name):
+    """What we cannot run, sqlglot carries to DuckDB: the same literals, NULL sides and sums must
+    still agree with the model (T-SQL's CHOOSE has no DuckDB spelling: its CASE form is used)."""
+    model, data = zoo.get(name)
+    proba = model.task == "classification"
+    sql = sql_query.build(model, _no_pick(dialect), table=unique_name, key=KEY, proba=proba)
+    out = sqlglot.transpile(sql, read=dialect, write="duckdb")[0]
+    load(duck_conn, "duckdb", model, data, unique_name)
+    try:
+        compare(model, data, query(duck_conn, "duckdb", out), proba=proba, where=f"{dialect}->duckdb")
+    finally:
+        duck_conn.execute(f'DROP TABLE "{unique_name}"')
+
+
+def test_tsql_nests_case_at_most_10_deep():
+    model = zoo.chain_model(300)
+    sql = to_sql(model, dialect="tsql", table="t", proba=True)
+    depth = best = 0
+    for tok in sqlglot.tokenize(sql, read="tsql"):
+        if tok.token_type == sqlglot.tokens.TokenType.CASE:
+            depth += 1
+            best = max(best, depth)
+        elif tok.token_type == sqlglot.tokens.TokenType.END:
+            depth -= 1
+    assert 1 < best <= 10
+
+
+def test_doubles_are_never_decimal(duck_conn):
+    """DuckDB reads 0.0155 as DECIMAL; every literal we write is typed DOUBLE."""
+    b = TreeBuilder()
+    root = b.numeric(0, 0.0155, precision="float64")
+    b.connect(root, b.leaf((0.1,)), 0)
+    b.connect(root, b.leaf((0.2,)), 1)
+    model = Model([b.graph], ["x"], task="regression")
+    expr_sql = to_sql(model, dialect="duckdb")
+    assert "np." not in expr_sql and "e" in expr_sql
+    kinds = duck_conn.execute(f"SELECT typeof({expr_sql}) FROM (SELECT 0.5::DOUBLE AS x)").fetchall()
+    assert kinds == [("DOUBLE",)]
+
+
+# --- names -----------------------------------------------------------------------------------------------
+
+
+def _tiny(names, classes=("a", "b")) -> Model:
+    b = TreeBuilder()
+    root = b.numeric(0, 0.5)
+    b.connect(root, b.leaf((1.0, 0.0)), 0)
+    b.connect(root, b.leaf((0.0, 1.0)), 1)
+    return Model([b.graph], list(names), task="classification", classes=list(classes))
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_case_collisions_refused_where_names_fold(dialect):
+    model = _tiny(["Age", "age"])
+    folds = sql_dialect.get(dialect).case_insensitive
+    if folds:
+        with pytest.raises(ExportError, match="differ only in case"):
+            to_sql(model, dialect=dialect, table="t")
+    else:
+        to_sql(model, dialect=dialect, table="t")
+
+
+def test_refused_names():
+    with pytest.raises(ExportError, match="differ only in case"):
+        to_sql(_tiny(["Age", "x"]), dialect="sqlite", table="t", key="AGE")
+    with pytest.raises(ExportError, match="same name"):
+        to_sql(_tiny(["x", "y"]), dialect="sqlite", table="t", key="Prediction")
+    with pytest.raises(ExportError, match="same name"):
+        to_sql(_tiny(["x", "y"], classes=("A", "a")), dialect="duckdb", table="t", proba=True)
+    to_sql(_tiny(["x", "y"], classes=("A", "a")), dialect="postgres", table="t", proba=True)
+    with pytest.raises(ExportError, match="longer than postgres"):
+        to_sql(_tiny(["é" * 40, "y"]), dialect="postgres", table="t")
+    with pytest.raises(ExportError, match="NUL"):
+        to_sql(_tiny(["a\x00b", "y"]), dialect="duckdb", table="t")
+    with pytest.raises(ExportError, match="empty name"):
+        to_sql(_tiny(["x", "y"]), dialect="duckdb", table="t", key="")
+
+
+def test_internal_names_avoid_user_names(sqlite_conn, unique_name):
+    """Features called like our CTEs and accumulators do not capture them."""
+    model, data = zoo.get("sklearn_forest_classifier")
+    names = ["rk_s1", "rk_a0", "rk_p0", "rk_l0", "rk_leaf", "rk1_s1"]
+    renamed = Model(model.trees, [Feature(name=n) for n in names], task=model.task, classes=model.classes,
+                    combiner=model.combiner)
+    data = data.rename(columns=dict(zip(model.feature_names, names)))
+    run_in(sqlite_conn, "sqlite", renamed, data, unique_name)
+
+
+@pytest.mark.parametrize("eng", ["sqlite", "duckdb", "postgres", "mysql"])
+def test_hostile_table_and_key(eng, request):
+    conn = request.getfixturevalue({"sqlite": "sqlite_conn", "duckdb": "duck_conn", "postgres": "pg_conn",
+                                    "mysql": "mysql_conn"}[eng])
+    model, data = zoo.get("sklearn_tree_multiclass_hostile")
+    d = sql_dialect.get(eng)
+    table = "it's \"a\" `t`"
+    cur = conn if eng == "duckdb" else conn.cursor()
+    cur.execute(f"DROP TABLE IF EXISTS {d.ident(table)}")
+    load(conn, eng, model, data, "rk_tmp_hostile")
+    cur.execute(f"DROP TABLE IF EXISTS {d.ident(table)}")
+    cur.execute(f"CREATE TABLE {d.ident(table)} AS SELECT {d.ident(KEY)} AS {d.ident('group')}, * FROM "
+                f"{d.ident('rk_tmp_hostile')}" if eng != "mysql" else
+                f"CREATE TABLE {d.ident(table)} AS SELECT {d.ident(KEY)} AS {d.ident('group')}, "
+                f"{d.ident('rk_tmp_hostile')}.* FROM {d.ident('rk_tmp_hostile')}")
+    try:
+        sql = to_sql(model, dialect=eng, table=table, key="group", proba=True)
+        compare(model, data, query(conn, eng, sql), proba=True, where=eng)
+    finally:
+        cur.execute(f"DROP TABLE IF EXISTS {d.ident(table)}")
+        cur.execute(f"DROP TABLE IF EXISTS {d.ident('rk_tmp_hostile')}")
+
+
+# --- the bare expression -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["sklearn_tree_binary", "sklearn_forest_classifier", "sklearn_gb_multiclass_hostile",
+                                  "sklearn_extratrees_regressor", "chain_deep"])
+def test_bare_expression(name, sqlite_conn, duck_conn, unique_name):
+    model, data = zoo.get(name)
+    for eng, conn in (("sqlite", sqlite_conn), ("duckdb", duck_conn)):
+        d = sql_dialect.get(eng)
+        expr_sql = to_sql(model, dialect=eng)
+        load(conn, eng, model, data, unique_name)
+        rows = query(conn, eng, f"SELECT {d.ident(KEY)}, {expr_sql} AS p FROM {d.ident(unique_name)}")
+        compare(model, data, rows, proba=False, where=f"bare {eng}")
+
+
+def test_bare_expression_mysql(mysql_conn, unique_name):
+    model, data = zoo.get("sklearn_extratrees_regressor")
+    expr_sql = to_sql(model, dialect="mysql")
+    load(mysql_conn, "mysql", model, data, unique_name)
+    try:
+        rows = query(mysql_conn, "mysql", f"SELECT `{KEY}`, {expr_sql} AS p FROM `{unique_name}`")
+        compare(model, data, rows, proba=False, where="bare mysql")
+    finally:
+        mysql_conn.cursor().execute(f"DROP TABLE `{unique_name}`")
+    with pytest.raises(ExportError, match="pass a table"):
+        to_sql(zoo.get("sklearn_forest_classifier")[0], dialect="mysql")
+
+
+# --- options, errors, the command line ---------------------------------------------------------------------
+
+
+def test_errors():
+    model, _ = zoo.get("sklearn_tree_regressor")
+    with pytest.raises(ExportError, match="unknown SQL dialect"):
+        to_sql(model, dialect="oracle")
+    with pytest.raises(ExportError, match="unknown SQL export option"):
+        to_sql(model, dialect="sqlite", colour="red")
+    with pytest.raises(ExportError, match="--proba needs a classifier"):
+        to_sql(model, dialect="sqlite", table="t", proba=True)
+    with pytest.raises(ExportError, match="at most 50"):
+        to_sql(model, dialect="sqlite", table="t", batch=51)
+    with pytest.raises(ExportError, match="a key column needs a table"):
+        to_sql(model, dialect="sqlite", key="id")
+    with pytest.raises(ExportError, match="cannot export"):
+        to_sql("not a model", dialect="sqlite")
+    assert rulekit.export.to_sql(model, dialect="PostgreSQL", table="t").startswith("SELECT")
+
+
+def test_cli_export(tmp_path, duck_conn, unique_name):
+    from typer.testing import CliRunner
+
+    from rulekit.cli import app
+
+    model, data = zoo.get("sklearn_gb_multiclass_hostile")
+    src = tmp_path / "model.json"
+    model.save(src)
+    out = tmp_path / "score.sql"
+    res = CliRunner().invoke(app, ["export", str(src), "--to", "sql", "--dialect", "duckdb", "--table", unique_name,
+                                   "--key", KEY, "--proba", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    load(duck_conn, "duckdb", model, data, unique_name)
+    compare(model, data, query(duck_conn, "duckdb", out.read_text(encoding="utf-8")), proba=True, where="cli")
+    res = CliRunner().invoke(app, ["export", str(src), "--to", "sql", "--dialect", "nope", "-o", str(out)])
+    assert res.exit_code == 2 and "nope" in res.output
+
+
+# --- canaries: the parity checks catch wrong exports ------------------------------------------------------------
+
+
+def test_canary_float64_boundaries_disagree(monkeypatch, duck_conn, unique_name):
+    """Writing the raw threshold (float64 semantics) for a float32 model must fail the parity check."""
+    from rulekit import semantics
+
+    monkeypatch.setattr(semantics, "boundary_array", lambda op, t, precision: np.asarray(t, dtype=np.float64))
+    model, data = zoo.get("sklearn_tree_binary")
+    with pytest.raises(AssertionError, match="differ"):
+        run_in(duck_conn, "duckdb", model, data, unique_name)
+
+
+def test_canary_null_side_disagrees(monkeypatch, duck_conn, unique_name):
+    """Sending NULL to the other branch must fail the parity check."""
+    from rulekit.exporters.sql import trees
+
+    original = trees.TreeSQL.__init__
+
+    def flipped(self, tree, cols):
+        original(self, tree, cols)
+        self.info = {n: (k, key, col, route, 1 - m if k == "n" else m)
+                     for n, (k, key, col, route, m) in self.info.items()}
+
+    monkeypatch.setattr(trees.TreeSQL, "__init__", flipped)
+    model, data = zoo.get("sklearn_tree_binary")
+    with pytest.raises(AssertionError, match="differ"):
+        run_in(duck_conn, "duckdb", model, data, unique_name)
+
+
+def test_rulekit_error_is_exporterror():
+    assert issubclass(ExportError, RulekitError)
+    assert isinstance(pd.DataFrame, type)
