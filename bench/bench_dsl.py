@@ -58,12 +58,12 @@ def make_text(target_bytes: int = 1_000_000) -> str:
     return text
 
 
-def _best(fn, repeat: int) -> float:
+def _best(fn, repeat: int, clock=time.perf_counter) -> float:
     best = float("inf")
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = clock()
         fn()
-        best = min(best, time.perf_counter() - t)
+        best = min(best, clock() - t)
     return best
 
 
@@ -96,6 +96,7 @@ def run(quick: bool) -> list[dict]:
     n_rules = len(rb.rules)
     repeat = 1 if quick else 3
     t_load = _best(lambda: dsl.loads(text), repeat)
+    cpu_load = _best(lambda: dsl.loads(text), repeat, time.process_time)
     t_dump = _best(lambda: dsl.dumps(rb), repeat)
     stock = _lark_stock(text)
     t_stock = _best(stock, 1) if stock is not None else None
@@ -106,6 +107,9 @@ def run(quick: bool) -> list[dict]:
          "peer_value": t_stock, "goal": "1 MB parses in < 1 s", "ok": per_mb < 1.0},
         {"benchmark": "dsl", "metric": "parse time per MB", "unit": "s/MB", "rulekit": per_mb, "peer": "",
          "peer_value": (t_stock / mb) if t_stock else None, "goal": "< 1 s/MB", "ok": per_mb < 1.0},
+        {"benchmark": "dsl", "metric": "parse CPU time per MB (process time: robust to a busy machine)",
+         "unit": "s/MB", "rulekit": cpu_load / mb, "peer": "", "peer_value": None, "goal": "< 1 s/MB",
+         "ok": cpu_load / mb < 1.0},
         {"benchmark": "dsl", "metric": f"print {mb:.2f} MB", "unit": "s", "rulekit": t_dump, "peer": "",
          "peer_value": None, "goal": "faster than parsing", "ok": t_dump < t_load},
     ]

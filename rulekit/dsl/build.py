@@ -690,4 +690,8 @@ class Builder(Transformer_NonRecursive):
                 kw[key] = v
         if default is not None:
             kw["default"] = default
-        return RuleBase(**kw)
+        try:
+            return RuleBase(**kw)
+        except ValidationError as e:  # pragma: no cover - every part was checked on the way
+            self.error_at(1, 1, f"not a valid rule base: {e.errors()[0]['msg']}")
+            return None

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict
 from rulekit.errors import RulekitError
 
 DEFAULT_FILE = "<string>"
+_WINDOW = 60  # characters shown each side of the spot on a long line
 
 
 class Diagnostic(BaseModel):
@@ -30,9 +31,15 @@ class Diagnostic(BaseModel):
         """The headline, then the line of source and a caret (``^~~~``) under the spot."""
         if not self.source_line and self.column <= 1:
             return self.headline()
-        shown = "".join(c if c.isprintable() or c == "\t" else "?" for c in self.source_line)
-        pad = "".join("\t" if c == "\t" else " " for c in shown[: self.column - 1])
-        width = max(1, min(self.width, len(shown) - self.column + 1))
+        line, col = self.source_line, self.column
+        if len(line) > _WINDOW * 2:  # a very long line: show the part around the spot
+            start = max(0, col - 1 - _WINDOW)
+            head = "..." if start else ""
+            line = head + line[start:col - 1 + _WINDOW] + ("..." if col - 1 + _WINDOW < len(line) else "")
+            col = col - start + len(head)
+        shown = "".join(c if c.isprintable() or c == "\t" else "?" for c in line)
+        pad = "".join("\t" if c == "\t" else " " for c in shown[: col - 1])
+        width = max(1, min(self.width, len(shown) - col + 1))
         return f"{self.headline()}\n    {shown}\n    {pad}^{'~' * (width - 1)}"
 
 

@@ -203,3 +203,12 @@ def test_layout_does_not_matter(rb, rnd):
     seps = [" ", "\n", "\t ", "  # c\n", "\r\n", "\n\n# c\n\n"]
     shuffled = "".join(tok.value + rnd.choice(seps) for tok in ip.iter_parse())
     assert _no_comments(dsl.loads(shuffled)) == plain
+
+
+def test_the_language_reference_example_is_canonical():
+    import re
+    from importlib import resources
+
+    readme = (resources.files("rulekit.grammars") / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"```\n(.*?)```", readme, re.S).group(1)
+    assert dsl.dumps(dsl.loads(example)) == example
