@@ -35,6 +35,7 @@ from rulekit.learners import criteria as C
 from rulekit.learners.flat import LEAF, LINEAR, NOMINAL, NUMERIC, FlatTree
 
 _TIE = 1e-10
+_CHUNK = 2_000_000  # entries scored per pass over the numeric features (bounds temporary memory)
 _MULTIWAY, _SUBSET = 2, 4  # internal kinds besides NUMERIC / LINEAR
 
 
@@ -271,18 +272,28 @@ class _Builder:
         return cand
 
     def _numeric_candidates(self, lv, orders, mask, tot, basis, parent_imp, cand):
-        """Score every numeric feature for the nodes that consider it, in one pass: the rows of
-        ``orders`` (entries sorted by each feature inside each node) are concatenated into segments
-        keyed ``row * B + node``. Extra trees pass ``orders=None``: random thresholds need no
-        sorting, the entries are used in node order."""
+        """Score every numeric feature for the nodes that consider it, a few features per pass: the
+        rows of ``orders`` (entries sorted by each feature inside each node) are concatenated into
+        segments keyed ``row * B + node`` (at most ``_CHUNK`` entries per pass bound the memory).
+        Extra trees pass ``orders=None``: random thresholds need no sorting, the entries are used in
+        node order."""
+        m = lv.s.size
+        R = self.num.size
+        if m == 0 or not mask[:, self.num].any():
+            return
+        step = max(1, _CHUNK // m)
+        for r0 in range(0, R, step):
+            self._numeric_chunk(lv, orders, mask, tot, basis, parent_imp, cand, np.arange(r0, min(R, r0 + step)))
+
+    def _numeric_chunk(self, lv, orders, mask, tot, basis, parent_imp, cand, rows_in):
         B = lv.n_nodes
         m = lv.s.size
-        num = self.num
+        num = self.num[rows_in]
         R = num.size
         sel = mask[:, num]  # (B, R)
-        if not sel.any() or m == 0:
+        if not sel.any():
             return
-        base = np.broadcast_to(np.arange(m), (R, m)) if orders is None else orders
+        base = np.broadcast_to(np.arange(m), (R, m)) if orders is None else orders[rows_in]
         if sel.all():
             idx = base.ravel()
             rows = np.repeat(np.arange(R), m)
@@ -780,23 +791,31 @@ class _Builder:
         new_orders = None
         if orders is not None:
             R = orders.shape[0]
-            if single_copy:
-                q = pos_of[orders]
-                q = q[q >= 0].reshape(R, -1)  # every row holds the same entries
-            else:
-                o = orders.ravel()
-                c = copies[o]
-                o2 = o[c > 0]
-                c = c[c > 0]
-                grp = np.cumsum(c) - c
-                within = np.arange(int(c.sum())) - np.repeat(grp, c)
-                q = csr_pos[np.repeat(csr_start[o2], c) + within].reshape(R, -1)
             split_nodes_all = np.flatnonzero(do)
-            if single_copy and np.all(nch[split_nodes_all] == 2):
-                new_orders = self._partition_binary(q, new_node, new_lv, lv.count[split_nodes_all])
-            else:
-                key = new_node[q].astype(kdt)
-                new_orders = np.take_along_axis(q, np.argsort(key, axis=1, kind="stable"), axis=1)
+            binary = single_copy and bool(np.all(nch[split_nodes_all] == 2))
+            new_orders = np.empty((R, new_s.size), np.int64)
+            step = max(1, _CHUNK // max(m_old, 1))
+            for r0 in range(0, R, step):
+                part = orders[r0:r0 + step]
+                Rc = part.shape[0]
+                if single_copy:
+                    q = pos_of[part]
+                    q = q[q >= 0].reshape(Rc, -1)  # every row holds the same entries
+                else:
+                    o = part.ravel()
+                    c = copies[o]
+                    o2 = o[c > 0]
+                    c = c[c > 0]
+                    grp = np.cumsum(c) - c
+                    within = np.arange(int(c.sum())) - np.repeat(grp, c)
+                    q = csr_pos[np.repeat(csr_start[o2], c) + within].reshape(Rc, -1)
+                if binary:
+                    new_orders[r0:r0 + Rc] = self._partition_binary(q, new_node, new_lv,
+                                                                    lv.count[split_nodes_all])
+                else:
+                    key = new_node[q].astype(kdt)
+                    new_orders[r0:r0 + Rc] = np.take_along_axis(q, np.argsort(key, axis=1, kind="stable"),
+                                                                axis=1)
 
         # availability below: a multiway split uses its nominal feature up
         parent_of_new = np.repeat(np.arange(B), nch)

@@ -73,3 +73,16 @@ def test_deep_tree_without_recursion(tmp_path):
     probe = np.r_[X[:, 0], X[:-1, 0] + 0.5, [np.nan, -1.0, n + 1.0]].reshape(-1, 1)
     assert np.array_equal(est.predict(probe), loaded.predict(probe))
     assert est.score(X, y) == 1.0
+
+
+@pytest.mark.parametrize("make", [lambda: CARTClassifier(max_depth=6), lambda: C45Classifier(prune=None),
+                                  lambda: CARTRegressor(max_depth=5)], ids=["cart", "c45", "regressor"])
+def test_memory_chunks_do_not_change_the_tree(make, monkeypatch):
+    from rulekit.learners import builder
+
+    X, y = _mixed()
+    X = X.assign(d=np.where(np.arange(len(X)) % 7 == 0, np.nan, X.c * 2), e=X.a / 3)
+    target = X.a.to_numpy() + (y == "x") if make()._task == "regression" else y
+    whole = dumps_model(make().fit(X, target).model_)
+    monkeypatch.setattr(builder, "_CHUNK", 50)  # one numeric feature per pass
+    assert dumps_model(make().fit(X, target).model_) == whole
