@@ -212,3 +212,22 @@ def test_the_language_reference_example_is_canonical():
     readme = (resources.files("rulekit.grammars") / "README.md").read_text(encoding="utf-8")
     example = re.search(r"```\n(.*?)```", readme, re.S).group(1)
     assert dsl.dumps(dsl.loads(example)) == example
+
+
+def test_the_dsl_knows_every_field_of_the_ir():
+    """A new IR field must be taught to the DSL (printer, grammar, builder) before this passes."""
+    known = {
+        RuleBase: {"name", "task", "target", "classes", "features", "semantics", "precision", "rules",
+                   "default", "combiner", "comments", "footer_comments"},
+        Rule: {"id", "condition", "conclusion", "weight", "group", "stats", "comments", "trailing_comment"},
+        Conclusion: {"label", "distribution", "value"},
+        Feature: {"name", "kind", "domain", "match"},
+        Combiner: {"kind", "base_score", "link", "tree_output", "decision"},
+        Compare: {"kind", "feature", "op", "value"},
+        InSet: {"kind", "feature", "values", "negated"},
+        IsMissing: {"kind", "feature", "negated"},
+        Linear: {"kind", "terms", "op", "value"},
+        And: {"kind", "items"}, Or: {"kind", "items"}, Not: {"kind", "item"},
+    }
+    for cls, fields in known.items():
+        assert set(cls.model_fields) == fields, cls.__name__
