@@ -14,7 +14,7 @@ Numeric features are split by binary thresholds at midpoints of consecutive dist
 candidate) in every algorithm, and may be reused along a path; CART cuts ordinal features (ordered
 pandas categoricals) at a point of their order; ID3 on numeric columns is the textbook
 "numeric attributes" extension with information gain. Pre-pruning: ``max_depth``,
-``min_samples_split``, ``min_samples_leaf`` (rows), ``impurity_threshold`` (θ: a node whose impurity
+``min_samples_split``, ``min_samples_leaf`` (rows; weight for C4.5), ``impurity_threshold`` (θ: a node whose impurity
 is at most θ becomes a leaf), ``min_impurity_decrease`` (scikit-learn's weighted decrease). Post-
 pruning: ``prune="reduced-error"`` (pruning set from ``fit(X_prune=, y_prune=)`` or a held-out
 ``prune_fraction`` of the data), ``"pessimistic"`` (C4.5, ``confidence``), ``"cost-complexity"``
@@ -27,6 +27,11 @@ missing value down one branch); ID3 sends missing values, in training and predic
 branch; CART learns the direction per split (the heavier branch when training had none). A nominal
 value never seen in training follows the "other" branch: for ID3/C4.5 a leaf holding the parent's
 distribution; for CART subset splits the heavier side.
+
+``sample_weight`` weighs every count (an integer weight acts as that many repeated rows; zero
+removes the row). All estimators pass ``sklearn.utils.estimator_checks.check_estimator``; the
+bootstrap ensembles fail only ``check_sample_weight_equivalence_on_dense_data`` (a bootstrap draws
+rows, so weight 2 is not a repeated row), as scikit-learn's own forests do.
 """
 
 from __future__ import annotations
