@@ -108,6 +108,7 @@ class Builder(Transformer_NonRecursive):
         self.first_rule_line: int | None = None
         self.too_deep = False
         self.warned_no_target = False
+        self.syntax_errors = 0  # counted by the parser: a broken line may be the missing header line
         # tokens already reported (a bad escape): no second error on them (kept alive: ids stay unique)
         self.bad: dict[int, object] = {}
 
@@ -334,7 +335,7 @@ class Builder(Transformer_NonRecursive):
         self.stmts.append((first.start_pos, "rule", index))
         if self.first_rule_line is None:
             self.first_rule_line = first.line
-            if self.target is None and not self.warned_no_target:
+            if self.target is None and not self.warned_no_target and not self.syntax_errors:
                 self.warned_no_target = True
                 self.err(first, "the header needs a 'target' line before the first rule "
                                 "(e.g. 'target species: classes {a, b}' or 'target price: regression')")
@@ -676,7 +677,7 @@ class Builder(Transformer_NonRecursive):
 
     # --- the end ----------------------------------------------------------------------------------
     def finish(self) -> RuleBase | None:
-        if self.target is None and not self.warned_no_target:
+        if self.target is None and not self.warned_no_target and not self.syntax_errors:
             self.error_at(1, 1, "this rules file has no 'target' line (e.g. 'target species: classes "
                                 "{a, b}' or 'target price: regression')")
         default = self.conclusion_of(self.default_raw[:]) if self.default_raw is not None else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 from rulekit.dsl.grammar import NAME_RE
 
 _WORDS = {
@@ -23,6 +25,7 @@ _WORDS = {
     "WEIGHT": "'weight'", "WITH": "'with'", "VALUE": "'value'", "LABEL": "'label'",
     "NOTHING": "'nothing'", "$END": "the end of the file",
 }
+_HEADER_WORDS = ["rulebase", "target", "feature", "semantics", "precision", "combiner", "default", "group"]
 _STATEMENTS = {"RULEBASE", "TARGET", "FEATURE", "SEMANTICS", "PRECISION", "COMBINER", "DEFAULT", "GROUP"}
 
 
@@ -35,7 +38,7 @@ def _found(tok) -> str:
     return "the end of the file" if tok.type == "$END" else _q(tok.value)
 
 
-def _expected(exp: set[str], prev) -> str:
+def _expected(exp: set[str], prev, starts_line: bool = False) -> str:
     after = f" after {_q(prev.value)}" if prev is not None else ""
     if "NOT" in exp and "LPAR" in exp and "NAME" in exp:
         return f"expected a condition{after} (like 'age > 30' or 'colour in {{red, blue}}')"
@@ -61,7 +64,12 @@ def _expected(exp: set[str], prev) -> str:
     if exp == {"IF"}:
         return f"expected 'if'{after}"
     if exp == {"COLON"}:
-        return f"expected ':'{after} (a rule starts 'ID: if ...' or just 'if ...')"
+        if prev is not None and prev.type == "NAME" and starts_line:
+            near = difflib.get_close_matches(prev.value, _HEADER_WORDS, n=1, cutoff=0.75)
+            if near:
+                return f"expected ':'{after} (did you mean the header word '{near[0]}'?)"
+            return f"expected ':'{after} (a rule starts 'ID: if ...' or just 'if ...')"
+        return f"expected ':'{after}"
     if "MISSING" in exp:
         return f"expected 'missing' or 'not missing'{after}"
     if exp == {"LBRACE"}:
@@ -82,7 +90,8 @@ def syntax_message(e, prev, text: str):
     """(message, (line, column, width)) for an lark ``UnexpectedToken``."""
     tok = e.token
     exp = set(e.expected)
-    msg = f"{_expected(exp, prev)}, found {_found(tok)}"
+    starts = prev is not None and not text[text.rfind("\n", 0, prev.start_pos) + 1:prev.start_pos].strip()
+    msg = f"{_expected(exp, prev, starts)}, found {_found(tok)}"
     if tok.type != "$END" and tok.value == "=" and prev is not None and prev.value in ("=", "<", ">", "!"):
         msg += " (equality is a single '=')"
     elif prev is not None and prev.type not in ("NAME", "STRING") and NAME_RE.fullmatch(prev.value) \

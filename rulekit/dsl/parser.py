@@ -120,6 +120,7 @@ def _run(parser: Lark, b: Builder, text: str) -> list[Comment]:
             b.error_at(getattr(e, "line", 1), getattr(e, "column", 1), "cannot read this")
             stuck_line = getattr(e, "line", None)
         comments.extend(src.comments)
+        b.syntax_errors += 1
         b.abandon()
         if stuck_line is None or len(b.errors) >= MAX_ERRORS:
             return comments
