@@ -181,3 +181,17 @@ def test_error_is_a_rulekit_error_with_one_line():
     assert text.startswith(f"f.rules:{LINE0 + 1}:4: unknown feature 'x'")
     assert text.endswith("(and 1 more error: run 'rulekit check')")
     assert info.value.exit_code == 2
+
+
+def test_header_typos():
+    def messages(text):
+        with pytest.raises(dsl.RulesSyntaxError) as info:
+            dsl.loads(text)
+        return [d.message for d in info.value.diagnostics]
+
+    assert messages("featur x: numeric\ntarget y: regression\n") == [
+        "expected ':' after 'featur' (did you mean the header word 'feature'?), found 'x'"]
+    # the broken target line is the only error (no "missing target" echo)
+    assert messages("target y classes {a}\nif true then a\n") == ["expected ':' after 'y', found 'classes'"]
+    assert messages("target y: classes {a}\nfoo x > 1 then a\n") == [
+        "expected ':' after 'foo' (a rule starts 'ID: if ...' or just 'if ...'), found 'x'"]
