@@ -20,7 +20,7 @@ from lark.exceptions import UnexpectedInput, UnexpectedToken
 
 from rulekit.dsl import messages
 from rulekit.dsl.build import MAX_ERRORS, Builder
-from rulekit.dsl.diagnostics import DEFAULT_FILE, Diagnostic, RulesSyntaxError, make, source_lines
+from rulekit.dsl.diagnostics import DEFAULT_FILE, Diagnostic, RulesSyntaxError, source_lines
 from rulekit.dsl.grammar import grammar_text
 from rulekit.dsl.lexer import Comment, LexError, RulesLexer, Source
 from rulekit.rules.base import RuleBase
@@ -204,4 +204,4 @@ def _clean(text: str) -> str:
     return text[1:] if text.startswith(" ") else text
 
 
-__all__ = ["Parsed", "parse", "loads", "tree_parser", "RulesSyntaxError", "make"]
+__all__ = ["Parsed", "parse", "loads", "tree_parser", "RulesSyntaxError"]
