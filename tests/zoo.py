@@ -428,3 +428,12 @@ def _():
     from rulekit.learners import CARTRegressor
 
     return _learned(CARTRegressor(max_depth=4, oblique="lda"), target="value")
+
+
+@register("rulekit_forest_hard_vote")
+def _():
+    """A hard-voting forest (combiner ``vote``): each tree votes for its leaf's first most probable
+    class; 4 trees and 3 classes, so 2-2 vote ties (the first class wins) occur."""
+    from rulekit.learners import RandomForestClassifier
+
+    return _learned(RandomForestClassifier(4, max_depth=4, voting="hard", random_state=0))

@@ -679,9 +679,11 @@ def _ensemble(gb: GraphBuilder, rb: RuleBase, out: Outcomes, fired_x: str, finis
         gb.op("Gather", [labels, idx], axis=0, out="label")
         return _class_outputs(label_array(out.classes)[1], elem, K)
     if c.kind == "vote":
-        winner = gb.op("ArgMax", [vals], axis=2, keepdims=0, select_last_index=0)  # [N, G]
-        onehot = gb.op("OneHot", [winner, gb.const(np.asarray(K, np.int64)), gb.const(np.array([0.0, 1.0]))],
-                       axis=-1)
+        # one vote per tree for its first most probable class: Equal against 0..K-1, not OneHot
+        # (onnxruntime 1.32 has no OneHot with double values: the model would not load)
+        winner = gb.op("ArgMax", [vals], axis=2, keepdims=1, select_last_index=0)  # [N, G, 1]
+        onehot = gb.op("Cast", [gb.op("Equal", [winner, gb.const(np.arange(K, dtype=np.int64), "class_ids")])],
+                       to=DOUBLE)  # [N, G, K]
         total = gb.op("Div", [gb.reduce("ReduceSum", onehot, 1, keepdims=0), gb.const(np.asarray(float(G)))])
     else:
         total = gb.reduce("ReduceSum", vals, 1, keepdims=0)

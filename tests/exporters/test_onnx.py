@@ -273,6 +273,57 @@ def test_combiners_vote_and_softmax_and_single_leaf():
         assert np.abs(out["probabilities"] - boost.predict_proba(X)).max() <= 1e-12
 
 
+def _combiner_models():
+    """One small model per combiner kind (2 and 3 classes, a regressor for sum); the two-class vote
+    model ties 1-1 on some rows (the first class wins)."""
+    def split(feature, t, left, right):
+        b = TreeBuilder()
+        r = b.numeric(feature, t, missing=feature)
+        b.connect(r, b.leaf(left), 0)
+        b.connect(r, b.leaf(right), 1)
+        return b.graph
+
+    three = [split(0, 1.0, (0.6, 0.3, 0.1), (0.1, 0.1, 0.8)), split(1, 0.0, (0.3, 0.4, 0.3), (0.5, 0.5, 0.0))]
+    two = [split(0, 1.0, (0.75, 0.25), (0.2, 0.8)), split(1, 0.0, (0.4, 0.6), (0.9, 0.1))]
+    feats = ["x", "y"]
+    yield "single", Model(three[:1], feats, task="classification", classes=["a", "b", "c"])
+    for kind in ("average", "vote"):
+        yield kind, Model(three + three[1:], feats, task="classification", classes=["a", "b", "c"],
+                          combiner=Combiner(kind=kind))
+        yield kind, Model(two, feats, task="classification", classes=[0, 1], combiner=Combiner(kind=kind))
+    reg = [split(0, 1.0, (1.5,), (-0.5,)), split(1, 0.0, (0.25,), (2.0,))]
+    yield "sum", Model(reg, feats, task="regression", combiner=Combiner(kind="sum", base_score=(0.5,)))
+    yield "sum", Model(reg, feats, task="classification", classes=["n", "y"],
+                       combiner=Combiner(kind="sum", link="sigmoid", base_score=(0.1,)))
+
+
+def test_every_combiner_kind_loads_and_matches_as_model_and_rule_base():
+    """single/average/vote/sum, as a Model and as its rule base, float/double, v5/v3: every
+    exported graph loads in onnxruntime (a double OneHot did not) and equals its source."""
+    engine = _engine()
+    from rulekit.rules.pipeline import to_rules
+
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, -1.0], [np.nan, 3.0], [0.5, np.nan], [3.0, 0.5]])
+    seen = set()
+    for kind, model in _combiner_models():
+        rb = to_rules(model)
+        seen.add(kind)
+        for dtype in ("float", "double"):
+            Xin = X.astype(DT[dtype])
+            ref = Xin.astype(np.float64)
+            for opset in (5, 3):
+                for obj, want, proba in ((model, model.predict, model.predict_proba),
+                                         (rb, lambda M: engine.predict_matrix(rb, M),
+                                          lambda M: engine.proba_matrix(rb, M))):
+                    out = run(to_onnx(obj, dtype=dtype, opset=opset), Xin)
+                    if model.task == "regression":
+                        assert np.abs(out["prediction"] - want(ref)).max() <= TOL[dtype]
+                        continue
+                    assert out["label"].tolist() == list(want(ref)), (kind, dtype, opset, type(obj))
+                    assert np.abs(out["probabilities"] - proba(ref)).max() <= TOL[dtype]
+    assert seen == {"single", "average", "vote", "sum"}
+
+
 def lone_value(v: float):
     b = TreeBuilder()
     b.leaf((v,))
@@ -596,9 +647,9 @@ def test_extracted_rule_bases_match_engine(name):
         pytest.skip("rule extraction is not built yet")
     model, data = zoo.get(name)
     rb = to_rules(model)
-    for dtype in ("float", "double"):
+    for dtype, opset in (("float", 5), ("double", 5), ("float", 3), ("double", 3)):
         X = engine.matrix(rb, data).astype(DT[dtype])
-        out = run(to_onnx(rb, dtype=dtype), X)
+        out = run(to_onnx(rb, dtype=dtype, opset=opset), X)
         ref = X.astype(np.float64)
         if rb.task == "regression":
             y = engine.predict_matrix(rb, ref)
