@@ -2,7 +2,8 @@
 
 Layout: header comments, the header (rulebase, target, features, semantics, precision, combiner,
 default), a blank line, the rules (a ``group N`` line where the group changes), footer comments.
-A rule is one line, or, when longer than :data:`WIDTH`, one line per top-level ``and``/``or`` item.
+A rule is one line; when longer than :data:`WIDTH`, its conclusion goes on a second line, and when
+the condition alone is still too long, each top-level ``and``/``or`` item gets a line of its own.
 Comments: a rule's ``comments`` stand on the lines above it (above its ``group`` line if it opens a
 group), its ``trailing_comment`` ends its last line. Nothing here recurses: conditions are printed
 with an explicit stack.
@@ -106,9 +107,11 @@ def rule_lines(r: Rule, task: str) -> list[str]:
         tail += " weight " + number(r.weight)
     if r.stats:
         tail += " with " + ", ".join(f"{name(k, NO_WORDS)} = {number(v)}" for k, v in r.stats.items())
-    line = prefix + (" " + joiner + " ").join(items) + tail
-    if len(line) <= WIDTH or len(items) == 1:
-        lines = [line]
+    head = prefix + (" " + joiner + " ").join(items)
+    if len(head) + len(tail) <= WIDTH:
+        lines = [head + tail]
+    elif len(head) <= WIDTH or len(items) == 1:
+        lines = [head, INDENT + tail[1:]]
     else:
         lines = [prefix + items[0]]
         lines.extend(f"{INDENT}{joiner} {it}" for it in items[1:])
