@@ -557,15 +557,7 @@ def _condition_boxes(cond: Any, schema: Schema, limit: int) -> list[Box]:
     def step(node, args):
         if isinstance(node, And):
             if all(len(b) == 1 for b in args):  # a plain conjunction: one box, built in place
-                items: dict = {}
-                for (b,) in args:
-                    for k, c in b.items.items():
-                        old = items.get(k)
-                        c = c if old is None else intersect(old, c)
-                        if c.is_empty:
-                            return []
-                        items[k] = c
-                return [Box({k: c for k, c in items.items() if not c.is_true})]
+                return _conjunction([b for (b,) in args])
             acc = [Box()]
             for boxes in args:
                 nxt = []
@@ -582,6 +574,14 @@ def _condition_boxes(cond: Any, schema: Schema, limit: int) -> list[Box]:
             return acc
         if isinstance(node, Or):
             out = [b for boxes in args for b in boxes]
+            if len(out) > 1 and all(len(b.items) == 1 for b in out):
+                keys = {k for b in out for k in b.items}
+                if len(keys) == 1:  # one feature: a single union, e.g. `x <= t or x is missing`
+                    (k,) = keys
+                    u = out[0].items[k]
+                    for b in out[1:]:
+                        u = union(u, b.items[k])
+                    return [Box()] if u.is_true else [Box({k: u})]
             if len(out) > 1:
                 out = merge_boxes(out)
             if len(out) > limit:
@@ -595,6 +595,48 @@ def _condition_boxes(cond: Any, schema: Schema, limit: int) -> list[Box]:
         return [Box({key: s})]
 
     return fold(nnf(cond) if _has_not(cond) else cond, step)
+
+
+def _conjunction(boxes: list[Box]) -> list[Box]:
+    """The intersection of single boxes; single numeric intervals are narrowed without building
+    intermediate sets (long raw tree paths are thousands of literals on a few features)."""
+    items: dict = {}
+    spans: dict = {}  # key -> [lo, hi, missing] for single-interval numeric constraints
+    for b in boxes:
+        for k, c in b.items.items():
+            if isinstance(c, NumSet) and len(c.intervals) == 1 and k not in items:
+                lo, hi = c.intervals[0]
+                sp = spans.get(k)
+                if sp is None:
+                    spans[k] = [lo, hi, c.missing]
+                else:
+                    if lo.at > sp[0].at:
+                        sp[0] = lo
+                    if hi.at < sp[1].at:
+                        sp[1] = hi
+                    sp[2] = sp[2] and c.missing
+                continue
+            if k in spans:
+                lo, hi, m = spans.pop(k)
+                items[k] = NumSet(((lo, hi),) if lo.at <= hi.at else (), m)
+            old = items.get(k)
+            items[k] = c if old is None else intersect(old, c)
+    order = {}
+    for b in boxes:
+        for k in b.items:
+            order.setdefault(k, None)
+    out = {}
+    for k in order:
+        if k in spans:
+            lo, hi, m = spans[k]
+            c = NumSet(((lo, hi),) if lo.at <= hi.at else (), m)
+        else:
+            c = items[k]
+        if c.is_empty:
+            return []
+        if not c.is_true:
+            out[k] = c
+    return [Box(out)]
 
 
 def merge_boxes(boxes: Sequence[Box]) -> list[Box]:

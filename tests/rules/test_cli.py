@@ -4,18 +4,28 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
+from rulekit.cli import main
 from tests.rules.helpers import playgolf, playgolf_id3
 
 
-def _run(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "rulekit", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+@pytest.fixture
+def run(capsys, monkeypatch):
+    def _run(*args, cwd):
+        monkeypatch.chdir(cwd)
+        with pytest.raises(SystemExit) as ex:
+            main([str(a) for a in args])
+        out = capsys.readouterr()
+        return SimpleNamespace(returncode=ex.value.code, stdout=out.out, stderr=out.err)
+
+    return _run
 
 
 @pytest.fixture
@@ -26,37 +36,37 @@ def golf(tmp_path):
     return tmp_path
 
 
-def test_rules_command_writes_a_rules_file(golf):
+def test_rules_command_writes_a_rules_file(golf, run):
     from rulekit import dsl
 
-    r = _run("rules", "golf.json", "-o", "plain.rules", cwd=golf)
+    r = run("rules", "golf.json", "-o", "plain.rules", cwd=golf)
     assert r.returncode == 0, r.stderr
     rb = dsl.loads((golf / "plain.rules").read_text())
     model = playgolf_id3()
     df = playgolf()
     assert rb.predict(df).tolist() == model.predict(df).tolist()
-    r = _run("rules", "golf.json", "--prune-data", "golf.csv", "-o", "pruned.rules", cwd=golf)
+    r = run("rules", "golf.json", "--prune-data", "golf.csv", "-o", "pruned.rules", cwd=golf)
     assert r.returncode == 0, r.stderr
     pruned = dsl.loads((golf / "pruned.rules").read_text())
     assert [x.conclusion.label for x in pruned.rules] == ["no", "no"] and pruned.default.label == "yes"
     assert "n" in pruned.rules[0].stats
-    r = _run("rules", "golf.json", "--dnf", "--order", "vote", "-o", "dnf.rules", cwd=golf)
+    r = run("rules", "golf.json", "--dnf", "--order", "vote", "-o", "dnf.rules", cwd=golf)
     assert r.returncode == 0, r.stderr
     d = dsl.loads((golf / "dnf.rules").read_text())
     assert len(d.rules) == 1 and d.semantics == "vote"
 
 
-def test_rules_command_errors_are_one_line(golf):
-    r = _run("rules", "missing.json", "-o", "x.rules", cwd=golf)
+def test_rules_command_errors_are_one_line(golf, run):
+    r = run("rules", "missing.json", "-o", "x.rules", cwd=golf)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     (golf / "bad.csv").write_text("outlook,play\nsunny,no\n")
-    r = _run("rules", "golf.json", "--prune-data", "bad.csv", "-o", "x.rules", cwd=golf)
+    r = run("rules", "golf.json", "--prune-data", "bad.csv", "-o", "x.rules", cwd=golf)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert not (golf / "x.rules").exists()
 
 
-def test_predict_explain_names_the_path(golf):
-    r = _run("predict", "golf.json", "golf.csv", "--explain", cwd=golf)
+def test_predict_explain_names_the_path(golf, run):
+    r = run("predict", "golf.json", "golf.csv", "--explain", cwd=golf)
     assert r.returncode == 0, r.stderr
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     assert len(rows) == 14
@@ -64,3 +74,11 @@ def test_predict_explain_names_the_path(golf):
     assert rows[2]["prediction"] == "yes" and "outlook" in rows[2]["explanation"]
     df = pd.DataFrame(rows)
     assert (df["prediction"] == playgolf()["play"]).all()
+
+
+def test_python_dash_m_rules(golf):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    r = subprocess.run([sys.executable, "-m", "rulekit", "rules", "golf.json", "--dnf", "-o", "d.rules"], cwd=golf,
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "wrote d.rules: 1 rules, 4 conditions" in r.stdout
