@@ -8,9 +8,11 @@ prediction to paste into one's own query. Dialects (one data file each, see ``di
 sqlite, duckdb, postgres, mysql (MariaDB), spark, bigquery, snowflake, tsql.
 
 Exactness: every threshold test is the canonical float64 test of :mod:`rulekit.semantics` written
-as a 17-digit double literal; NULL follows the source's missing branch; ensembles sum in the
-source's order and apply its link. Size: trees deeper than the dialect's CASE budget go flat below
-it, ensembles are summed in CTE stages, so a 5,000-deep tree or a 1,000-tree forest still runs.
+as a 17-digit double literal (never DECIMAL, never an infinity); NULL follows the source's missing
+branch; ensembles sum in the source's order and apply its link. Missing values must be NULL: a NaN
+stored in a DOUBLE column (PostgreSQL, DuckDB, Spark allow it) compares above every number there.
+Size: trees deeper than the dialect's CASE budget go flat below it, ensembles are summed in CTE
+stages of at most 50 trees, so a 5,000-deep tree or a 1,000-tree forest still runs.
 """
 
 from __future__ import annotations

@@ -2,16 +2,18 @@
 
 Layout for an ensemble (``WITH`` stages, each computed once per row)::
 
-    s1: key, features, base + t1 + ... + t20 AS a0        (trees in source order, per output)
-    s2: key, features, a0 + t21 + ... + t40 AS a0
-    ...
-    p:  key, a0 / n AS p0, ...                              (link: mean, sigmoid, softmax ...)
-    SELECT key, <argmax of p> AS prediction, p0 AS "proba:..." ... FROM p
+    s1: key, features, <leaf id of trees 1..50>                 (where the dialect can pick)
+    s2: key, features, base + pick(v, l1) + ... AS a0, <leaf ids of trees 51..100>
+    s3: key, a0 + pick(v, l51) + ... AS a0
+    s4: key, a0 / n AS p0, ...                                  (link: mean, sigmoid, softmax ...)
+    SELECT key, <argmax of p> AS prediction, p0 AS "proba:..." ... FROM s4
 
 Sums keep the source's left-to-right order (float64 addition is not associative), so stages carry
-the running sum instead of adding partial sums. Each stage ends with the dialect's ``stage_suffix``
-so engines that would inline it (SQLite, PostgreSQL, MariaDB) evaluate it once. A single tree or
-first-hit rule list needs no stage: its CASE expressions are the output columns.
+the running sum instead of adding partial sums; at most 50 terms per stage. A tree that feeds
+several sums (one per class) is evaluated once as a leaf id, its values picked from constant lists,
+where the dialect has lists; otherwise it is written once per sum. Each stage ends with the
+dialect's ``stage_suffix`` so engines that would inline it (SQLite, PostgreSQL, MariaDB) evaluate
+it once. A single tree or first-hit rule list needs at most one stage.
 """
 
 from __future__ import annotations
@@ -49,7 +51,6 @@ class Spec:
     weights: list[float] = field(default_factory=list)
     default: tuple | None = None  # rule-vote / rule-sum: default vector (None: no default)
     default_cls: int = -1
-    honor_decision: bool = True
 
 
 def model_spec(model: Model, d: Dialect) -> Spec:
@@ -81,7 +82,7 @@ def rules_spec(rb, d: Dialect) -> Spec:
         if c.tree_output is not None and len(c.tree_output) != len(units):
             raise ExportError(f"the combiner names {len(c.tree_output)} trees but the rules form "
                               f"{len(units)} groups")
-        return Spec(rb.task, classes, features, units, c.kind, c, honor_decision=False)
+        return Spec(rb.task, classes, features, units, c.kind, c)
     if rb.semantics == "first-hit":
         unit = RuleListUnit(texts, vec, cls)
         return Spec(rb.task, classes, features, [unit], "single")
@@ -303,7 +304,7 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
     step = max(1, min(50, d.batch))
     n = len(spec.units)
     num = d.number
-    batches = [range(s, min(n, s + step)) for s in range(0, n, step)]
+    batches = [range(s, min(n, s + step)) for s in range(0, n, step)] or [range(0)]
     plans = []  # per batch: (id items, per-accumulator terms)
     for batch in batches:
         per: list[list[str]] = [[] for _ in range(width)]
@@ -370,7 +371,7 @@ def _ensemble(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str
         acc = _accumulate(spec, d, b, names, width, [num(x) for x in c.base_score], terms)
         if spec.task == "regression":
             return acc[0], []
-        decision = c.decision if spec.honor_decision else None
+        decision = c.decision  # sklearn boosting labels from the raw score
         if c.link == "sigmoid":
             a = acc[0]
             p1 = names.internal("p1")

@@ -284,8 +284,6 @@ def _routes(tree: nx.DiGraph, node, cols: Columns) -> tuple[list[frozenset], int
     a = tree.nodes[node]
     size = len(cols.features[a["feature"]].domain or ())
     table = [-1] * (size + 1)
-    for _, data in tree.succ[node].items():
-        pass
     for child, data in tree.succ[node].items():
         vals = data.get("values")
         if vals is None:

@@ -20,10 +20,10 @@ class TreeUnit:
     leaves: list  # graph node ids of the leaves, payload order
     vec: list[tuple[float, ...]]
     budget: int
+    cls: list[int] = field(default_factory=list)  # argmax of each leaf value (numpy's first max)
 
-    @property
-    def cls(self) -> list[int]:
-        return [int(np.argmax(v)) for v in self.vec]
+    def __post_init__(self) -> None:
+        self.cls = [int(np.argmax(v)) for v in self.vec]
 
     def render(self, texts: list[str]) -> str:
         return self.tree.case(dict(zip(self.leaves, texts)), self.budget)

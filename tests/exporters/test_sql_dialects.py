@@ -142,6 +142,16 @@ def test_refused_names():
         to_sql(_tiny(["x", "y"]), dialect="duckdb", table="t", key="")
 
 
+def test_key_may_be_a_feature(duck_conn, unique_name):
+    model, data = zoo.get("sklearn_forest_classifier")
+    sql = to_sql(model, dialect="duckdb", table=unique_name, key="x2", proba=True)
+    load(duck_conn, "duckdb", model, data, unique_name)
+    rows = query(duck_conn, "duckdb", sql)
+    got = sorted(rows, key=lambda r: (np.inf if r[0] is None else r[0]))
+    assert len(rows) == len(data) and [len(r) for r in got] == [1 + 1 + len(model.classes)] * len(rows)
+    duck_conn.execute(f'DROP TABLE "{unique_name}"')
+
+
 def test_internal_names_avoid_user_names(sqlite_conn, unique_name):
     """Features called like our CTEs and accumulators do not capture them."""
     model, data = zoo.get("sklearn_forest_classifier")
@@ -274,3 +284,22 @@ def test_canary_null_side_disagrees(monkeypatch, duck_conn, unique_name):
 def test_rulekit_error_is_exporterror():
     assert issubclass(ExportError, RulekitError)
     assert isinstance(pd.DataFrame, type)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 64, 129, 300])
+def test_numpy_sum_order(k):
+    """The softmax/vote denominators add like numpy's pairwise ``sum(axis=1)``, bit for bit."""
+    rng = np.random.default_rng(k)
+    A = np.exp(rng.normal(0, 8, size=(50, k)))
+    text = sql_query.numpy_sum([f"a[{i}]" for i in range(k)])
+    got = np.asarray([eval(text, {"a": [float(v) for v in row]}) for row in A])  # noqa: S307 - our own text
+    assert np.array_equal(got, A.sum(axis=1))
+
+
+def test_argmax_takes_the_first_maximum(sqlite_conn):
+    labels = ["'a'", "'b'", "'c'", "'d'"]
+    case = sql_query.argmax(["p0", "p1", "p2", "p3"], labels)
+    rows = [(0.1, 0.4, 0.4, 0.1), (0.25, 0.25, 0.25, 0.25), (0.0, 0.0, 0.5, 0.5), (0.3, 0.2, 0.2, 0.3)]
+    for r in rows:
+        got = sqlite_conn.execute(f"SELECT {case} FROM (SELECT ? AS p0, ? AS p1, ? AS p2, ? AS p3)", r).fetchone()[0]
+        assert got == "abcd"[int(np.argmax(r))]

@@ -124,3 +124,10 @@ def test_rule_ensemble_softmax(engine, unique_name):
                   combiner=Combiner(kind="sum", base_score=(0.1, -0.2, 0.3), link="softmax",
                                     tree_output=(0, 1, 2, 0, 1, 2)))
     run_in(conn, eng, rb, _data(), unique_name)
+
+
+@pytest.mark.parametrize("semantics", ["first-hit", "vote", "weighted-sum"])
+def test_rule_base_without_rules(semantics, sqlite_conn, unique_name):
+    rb = RuleBase(task="classification", classes=CLASSES, features=FEATURES, semantics=semantics,
+                  default=Conclusion(label="ünï", distribution=(0.25, 0.25, 0.5)))
+    run_in(sqlite_conn, "sqlite", rb, _data(80), unique_name)
