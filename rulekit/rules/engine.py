@@ -526,7 +526,7 @@ def explain(rb: RuleBase, X: Any, *, max_near_misses: int = 2) -> list[Explanati
             fired_rows = _fired_by_group(rb, match)
         elif rb.semantics == "first-hit":
             anym = match.any(axis=1)
-            first = np.where(anym, np.argmax(match, axis=1), -1)
+            first = np.where(anym, np.argmax(match, axis=1), -1) if R else np.full(Mc.shape[0], -1)
         for j in range(Mc.shape[0]):
             row = s + j
             matched = tuple(np.flatnonzero(match[j]).tolist())

@@ -24,11 +24,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from rulekit.errors import RulekitError
-from rulekit.ir.data import encode_nominal
 from rulekit.ir.model import Feature
 from rulekit.rules import engine
 from rulekit.rules.base import And, Compare, Conclusion, Rule, RuleBase
-from rulekit.rules.boxes import Schema, condition_boxes, no_gc
+from rulekit.rules.boxes import no_gc
 from rulekit.rules.simplify import simplify
 from rulekit.rules.stats import class_codes
 

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from rulekit.rules.base import And, Compare, InSet, IsMissing, Linear, Not, Or
+from rulekit.rules.base import And, InSet, IsMissing, Linear, Not, Or
 
 
 def _missing(v) -> bool:
