@@ -139,14 +139,18 @@ def import_(file: Path = typer.Argument(..., help="a model trained elsewhere"),
 @app.command()
 def rules(model: Path = typer.Argument(..., help="a rulekit model file"),
           prune_data: Optional[Path] = typer.Option(None, "--prune-data"),
+          prune: Optional[str] = typer.Option(None, "--prune",
+                                              help="pessimistic (default with --prune-data) or reduced-error"),
           dnf: bool = typer.Option(False, "--dnf", help="merge into one rule per class"),
           order: Order = typer.Option(Order.first_hit, "--order"),
           output: Path = typer.Option(..., "-o", "--output")) -> None:
     """Extract, simplify and prune a rule base from a model."""
     from rulekit.commands import rules as cmd
 
+    if prune not in (None, "pessimistic", "reduced-error"):
+        raise RulekitError(f"--prune must be pessimistic or reduced-error (got {prune!r})")
     raise typer.Exit(cmd.run(model=model, prune_data=prune_data, dnf=dnf, order=order.value,
-                             output=output))
+                             output=output, prune=prune))
 
 
 @app.command()

@@ -11,9 +11,11 @@ from rulekit.ir.data import read_csv
 from rulekit.ir.model import Model
 
 
-def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: Path) -> int:
+def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: Path,
+        prune: str | None = None) -> int:
     """Without ``--prune-data`` the rules predict exactly what the model predicts; with it, rules are
-    pruned C4.5rules-style (pessimistic error on that data) and ordered by class with a default."""
+    pruned (``prune``: C4.5rules' pessimistic error on that data by default, or reduced-error with
+    that data as the pruning set) and ordered by class with a default."""
     from rulekit import dsl
     from rulekit.rules import to_rules
     from rulekit.rules.boxes import count_literals
@@ -24,7 +26,10 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     data = read_csv(prune_data) if prune_data is not None else None
     if data is not None and obj.task != "classification":
         raise RulekitError("--prune-data prunes classification rules; this model is a regressor")
-    rb = to_rules(obj, prune="pessimistic" if data is not None else None, prune_data=data, dnf=dnf, order=order)
+    if prune is not None and data is None:
+        raise RulekitError(f"--prune {prune} needs --prune-data")
+    method = (prune or "pessimistic") if data is not None else None
+    rb = to_rules(obj, prune=method, prune_data=data, dnf=dnf, order=order)
     text = dsl.dumps(rb)
     write_atomic(output, text)
     n_lit = sum(count_literals(r.condition) for r in rb.rules)

@@ -110,3 +110,19 @@ def test_unexpected_errors_are_one_line(monkeypatch, tmp_path, capsys):
     monkeypatch.delenv("RULEKIT_DEBUG", raising=False)
     code, _, err = run_cli(["show", tmp_path / "x.json"], capsys)
     assert code == 2 and "internal error" in err and err.count("\n") == 1
+
+
+def test_rules_prune_methods(tmp_path, capsys):
+    from importlib.resources import files
+
+    data = files("rulekit") / "data" / "playgolf.csv"
+    model = tmp_path / "pg.json"
+    code, _, err = run_cli(["fit", data, "--target", "play", "--algorithm", "id3", "-o", model], capsys)
+    assert code == 0, err
+    for method in ("pessimistic", "reduced-error"):
+        out = tmp_path / f"{method}.rules"
+        code, _, err = run_cli(["rules", model, "--prune-data", data, "--prune", method, "-o", out], capsys)
+        assert code == 0, err
+        assert "default yes" in out.read_text()
+    code, _, err = run_cli(["rules", model, "--prune", "reduced-error", "-o", tmp_path / "x.rules"], capsys)
+    assert code == 2 and "needs --prune-data" in err
