@@ -19,14 +19,9 @@ import time
 
 import numpy as np
 
+from _timing import best_time
 
-def _time(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+
 
 
 def _alternate(ours, theirs, repeat):
@@ -34,10 +29,10 @@ def _alternate(ours, theirs, repeat):
     t_ours, t_theirs = float("inf"), float("inf")
     out_ours = out_theirs = None
     for _ in range(repeat):
-        t, out_ours = _time(ours, 1)
+        t, out_ours = best_time(ours, 1)
         t_ours = min(t_ours, t)
         if theirs is not None:
-            t, out_theirs = _time(theirs, 1)
+            t, out_theirs = best_time(theirs, 1)
             t_theirs = min(t_theirs, t)
     return t_ours, out_ours, (None if theirs is None else t_theirs), out_theirs
 
@@ -97,7 +92,7 @@ def _forest_rows(quick):
         lambda: RandomForestClassifier(n_trees, random_state=0).fit(Xtr, ytr),
         lambda: SkForest(n_trees, random_state=0, n_jobs=1).fit(Xtr, ytr), 1 if not quick else 2)
     label = f"random forest {n_trees} trees, {n // 1000}k x 10"
-    t_model, _ = _time(lambda: rk._build_model(), 1)
+    t_model, _ = best_time(lambda: rk._build_model(), 1)
     return [
         dict(benchmark="learners", metric=f"{label}: fit time", unit="s", rulekit=t_rk,
              peer="sklearn RandomForestClassifier n_jobs=1", peer_value=t_sk, goal="<= 3x", ok=t_rk <= 3 * t_sk),
@@ -157,8 +152,8 @@ def _chefboost_rows(quick):
     df = _nominal_data(n)
     X, y = df.drop(columns="Decision"), df.Decision
     for name, est, algo in (("ID3", ID3Classifier(), "ID3"), ("C4.5", C45Classifier(), "C4.5")):
-        t_rk, _ = _time(lambda: est.fit(X, y), 3)
-        t_chef = _time(lambda: _chef_fit(df, algo), 1)[0] if have else None
+        t_rk, _ = best_time(lambda: est.fit(X, y), 3)
+        t_chef = best_time(lambda: _chef_fit(df, algo), 1)[0] if have else None
         rows.append(dict(benchmark="learners", metric=f"{name} on {n} rows x 8 nominal: fit time", unit="s",
                          rulekit=t_rk, peer="chefboost 0.0.19" if have else "chefboost (not installed)",
                          peer_value=t_chef, goal=">= 50x faster",

@@ -13,14 +13,9 @@ import time
 
 import numpy as np
 
+from _timing import best_time
 
-def _best(fn, repeat=3):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+
 
 
 def _session(proto):
@@ -109,9 +104,9 @@ def bench_sklearn_forest(quick: bool) -> list[dict]:
     X, y = _forest_data(5_000 if quick else 20_000)
     rf = RandomForestClassifier(n_trees, max_depth=10, random_state=0, n_jobs=1).fit(X, y)
     bench = f"RF {n_trees} trees depth 10 (sklearn, float32 input)"
-    conv, proto = _best(lambda: to_onnx(rulekit.from_sklearn(rf)), repeat=1 if not quick else 2)
+    conv, proto = best_time(lambda: to_onnx(rulekit.from_sklearn(rf)), repeat=1 if not quick else 2)
     model = rulekit.from_sklearn(rf)
-    export_only, _ = _best(lambda: to_onnx(model), repeat=2)
+    export_only, _ = best_time(lambda: to_onnx(model), repeat=2)
     probe = probe_rows(model, X[:500], n_missing=1000, max_rows=20_000).astype(np.float32)
     want = rf.predict(probe)
     Z = np.random.default_rng(1).normal(size=(20_000 if quick else 200_000, 10)).astype(np.float32) * 10
@@ -123,7 +118,7 @@ def bench_sklearn_forest(quick: bool) -> list[dict]:
     try:
         from skl2onnx import to_onnx as sk_to_onnx
 
-        p_conv, peer_proto = _best(lambda: sk_to_onnx(rf, X[:1].astype(np.float32),
+        p_conv, peer_proto = best_time(lambda: sk_to_onnx(rf, X[:1].astype(np.float32),
                                                       options={"zipmap": False}), repeat=1)
         psess = _session(peer_proto)
         out = psess.run(None, {psess.get_inputs()[0].name: probe})
@@ -157,7 +152,7 @@ def bench_lightgbm(quick: bool) -> list[dict]:
     X, y = _forest_data(5_000 if quick else 20_000, seed=2)
     clf = lgb.LGBMClassifier(n_estimators=n_trees, num_leaves=63, verbose=-1, random_state=0).fit(X, y)
     bench = f"LightGBM {n_trees} trees 63 leaves (double input)"
-    conv, proto = _best(lambda: to_onnx(rulekit.from_lightgbm(clf), dtype="double"), repeat=1)
+    conv, proto = best_time(lambda: to_onnx(rulekit.from_lightgbm(clf), dtype="double"), repeat=1)
     model = rulekit.from_lightgbm(clf)
     probe = probe_rows(model, X[:500], n_missing=1000, max_rows=20_000)
     want = clf.predict(probe)
@@ -171,7 +166,7 @@ def bench_lightgbm(quick: bool) -> list[dict]:
         from onnxmltools import convert_lightgbm
         from onnxmltools.convert.common.data_types import FloatTensorType
 
-        p_conv, peer_proto = _best(lambda: convert_lightgbm(
+        p_conv, peer_proto = best_time(lambda: convert_lightgbm(
             clf, initial_types=[("X", FloatTensorType([None, X.shape[1]]))], zipmap=False), repeat=1)
         psess = _session(peer_proto)
         out = psess.run(None, {"X": probe.astype(np.float32)})

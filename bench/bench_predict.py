@@ -10,15 +10,7 @@ import time
 
 import numpy as np
 
-
-def _best(fn, repeat=2):
-    best = float("inf")
-    out = None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+from _timing import best_time
 
 
 def run(quick: bool = False) -> list[dict]:
@@ -33,12 +25,12 @@ def run(quick: bool = False) -> list[dict]:
     Z = np.random.default_rng(0).normal(size=(n_rows, 10)) * 2
     Z[::50, 3] = np.nan
 
-    t_import, model = _best(lambda: rulekit.from_sklearn(rf), repeat=1)
+    t_import, model = best_time(lambda: rulekit.from_sklearn(rf), repeat=1)
     t0 = time.perf_counter()
     model._compiled_trees()
     t_compile = time.perf_counter() - t0
-    t_sk, p_sk = _best(lambda: rf.predict_proba(Z))
-    t_rk, p_rk = _best(lambda: model.predict_proba(Z))
+    t_sk, p_sk = best_time(lambda: rf.predict_proba(Z), repeat=2)
+    t_rk, p_rk = best_time(lambda: model.predict_proba(Z), repeat=2)
     exact = bool(np.array_equal(p_sk, p_rk))
     name = f"RF 100 trees depth 10, {n_rows:,} rows"
     return [

@@ -18,14 +18,9 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from _timing import best_time
 
-def _best(fn, repeat=3):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+
 
 
 def _literals(rb) -> int:
@@ -256,8 +251,8 @@ def _speed_rows(quick: bool) -> list[dict]:
     t_compile = time.perf_counter()
     diagram.get(rb, tuple(range(len(rb.rules))))
     t_compile = time.perf_counter() - t_compile
-    t_sk, p_sk = _best(lambda: clf.predict(X))
-    t_rk, p_rk = _best(lambda: rb.predict(X))
+    t_sk, p_sk = best_time(lambda: clf.predict(X))
+    t_rk, p_rk = best_time(lambda: rb.predict(X))
     name = f"{len(rb.rules)}-rule base (sklearn tree, 500 leaves), {n:,} rows"
     return [
         {"benchmark": name, "metric": "extract + simplify, compile", "unit": "s", "rulekit": t_conv + t_compile,

@@ -21,6 +21,7 @@ import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # so benchmarks share bench/_timing.py
 
 
 def discover(only: set[str] | None):
