@@ -172,10 +172,10 @@ class _Writer:
             f"_DEPTH = {t.depth}",
             f"_ROOTS = ({', '.join(map(str, t.roots))},)",
             f"_DERIVED = {tuple_of([self._derived(d) for d in t.derived]) if t.derived else '()'}",
-            f"_COL = {packed(t.col, 'q')}",
-            f"_CUT = {packed(t.cut, 'd')}",
-            f"_FIRST = {packed(t.first, 'q')}",
-            f"_LEAFNO = {packed(t.leafno, 'q')}",
+            f"_COL = {packed(t.col, 'q')}.tolist()  # lists: the per-row walker indexes them fastest",
+            f"_CUT = {packed(t.cut, 'd')}.tolist()",
+            f"_FIRST = {packed(t.first, 'q')}.tolist()",
+            f"_LEAFNO = {packed(t.leafno, 'q')}.tolist()",
             f"_K = {len(t.leaf_value[0])}",
             f"_LVALF = {packed([v for row in t.leaf_value for v in row], 'd')}",
             "_LVAL = tuple(zip(*[iter(_LVALF)] * _K))  # leaf values, one tuple per leaf",
@@ -210,8 +210,8 @@ class _Writer:
         ``name="row"`` (one tree): the row is used as is, with no type or length test up front;
         anything that is not a sequence of numbers fails on first use and is converted (the
         converted row holds only floats, so the second round cannot fail)."""
-        if not self.trusting:
-            return [line[8:] for line in body]  # no loop, no try: dedent by two levels
+        if not self.trusting:  # no loop, no try: dedent by two levels (leaf lines hold newlines)
+            return [line[8:] for line in "\n".join(body).split("\n")]
         if name == "row":
             return (["    while True:", "        try:"] + body
                     + ["        except (TypeError, KeyError, IndexError):  # None, text, a mapping ...",
