@@ -28,18 +28,26 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         raise
 
 
-def read_text(path: str | Path) -> str:
+def read_bytes(path: str | Path) -> bytes:
+    """The file's bytes, or a one-line RulekitError saying why it cannot be read."""
     p = Path(path)
     try:
-        return p.read_text(encoding="utf-8")
+        return p.read_bytes()
     except FileNotFoundError:
         raise RulekitError(f"{p}: no such file") from None
     except IsADirectoryError:
         raise RulekitError(f"{p}: is a directory, expected a file") from None
-    except UnicodeDecodeError as err:
-        raise RulekitError(f"{p}: not UTF-8 text ({err.reason} at byte {err.start})") from None
     except OSError as err:
         raise RulekitError(f"{p}: cannot read ({err.strerror or err})") from None
+
+
+def read_text(path: str | Path) -> str:
+    """The file as UTF-8 text, or a one-line RulekitError."""
+    data = read_bytes(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise RulekitError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
 
 
 def sniff_source(text: str) -> str:

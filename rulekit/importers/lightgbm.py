@@ -29,6 +29,7 @@ import numpy as np
 
 from rulekit import semantics
 from rulekit.errors import RulekitError
+from rulekit.fileio import read_bytes
 from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.ir.tree import TreeBuilder
 
@@ -67,14 +68,9 @@ def from_lightgbm(obj: Any) -> Model:
 def load_file(path: str | Path) -> Model:
     """Read a text model written by LightGBM's ``save_model`` / ``model_to_string``."""
     p = Path(path)
+    data = read_bytes(p)
     try:
-        text = p.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise RulekitError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise RulekitError(f"{p}: is a directory, expected a file") from None
-    except OSError as err:
-        raise RulekitError(f"{p}: cannot read ({err.strerror or err})") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise LightGBMModelError(f"not a LightGBM text model (not UTF-8 at byte {err.start})",
                                  file=str(p)) from None

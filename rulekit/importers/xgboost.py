@@ -26,6 +26,7 @@ import networkx as nx
 import numpy as np
 
 from rulekit.errors import RulekitError
+from rulekit.fileio import read_bytes
 from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.ir.tree import TreeBuilder
 
@@ -63,14 +64,7 @@ def from_xgboost(obj: Any) -> Model:
 def load_file(path: str | Path) -> Model:
     """Read a model file written by XGBoost's ``save_model`` (JSON or UBJSON, told apart by content)."""
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise RulekitError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise RulekitError(f"{p}: is a directory, expected a file") from None
-    except OSError as err:
-        raise RulekitError(f"{p}: cannot read ({err.strerror or err})") from None
+    data = read_bytes(p)
     head = data.lstrip()[:2]
     if not head:
         raise XGBoostModelError("empty file, not an XGBoost model", file=str(p))
