@@ -66,6 +66,16 @@ class _Writer:
         # one (numpy float32 scalars compare in float32, which then agrees too); else convert
         self.trusting = not nominal_used and flat.LINEAR not in kinds and precisions <= {"float32"}
         self.precisions = precisions
+        # numbers only, float64 tests: each used cell is checked to be a float (else converted),
+        # the code then runs on locals; the table walker needs the whole converted row instead
+        deep = form == "table" or any(flat.depth(t) >= NEST_LIMIT for t in trees)
+        self.checked = not self.trusting and not nominal_used and not deep
+        used: set[int] = set()
+        for t in trees:
+            used.update(t.feature)
+            for feats, _ in t.linear.values():
+                used.update(feats)
+        self.used = sorted(used - {-1})
 
     # --- module ------------------------------------------------------------------------------
     def module(self) -> str:
@@ -196,13 +206,20 @@ class _Writer:
 
     # --- per row -----------------------------------------------------------------------------
     def entry(self, ind: int) -> list[str]:
-        """Lines binding ``x``: the row itself when it can be compared as is, else converted."""
-        if not self.trusting:
+        """Lines binding ``x``: the row itself when it can be compared as is, else converted.
+        Checked mode also binds every used feature to a local that is surely a float."""
+        if not self.trusting and not self.checked:
             return [INDENT[ind] + "x = _vec(row)"]
-        return [INDENT[ind] + "x = row",
-                INDENT[ind] + "c = row.__class__",
-                INDENT[ind] + f"if (c is not list and c is not tuple) or len(row) != {self.m.n_features}:",
-                INDENT[ind + 1] + "x = _vec(row)"]
+        lines = [INDENT[ind] + "x = row",
+                 INDENT[ind] + "c = row.__class__",
+                 INDENT[ind] + f"if (c is not list and c is not tuple) or len(row) != {self.m.n_features}:",
+                 INDENT[ind + 1] + "x = _vec(row)"]
+        if self.checked:
+            for f in self.used:
+                lines += [INDENT[ind] + f"x{f} = x[{f}]",
+                          INDENT[ind] + f"if x{f}.__class__ is not float:",
+                          INDENT[ind + 1] + f"x{f} = _num(x{f}, {f})"]
+        return lines
 
     def guarded(self, body: list[str], name: str = "x") -> list[str]:
         """``body`` (indented for 3 levels) retried on a converted row when a cell is not a number.
@@ -211,6 +228,7 @@ class _Writer:
         anything that is not a sequence of numbers fails on first use and is converted (the
         converted row holds only floats, so the second round cannot fail)."""
         if not self.trusting:  # no loop, no try: dedent by two levels (leaf lines hold newlines)
+            # (checked mode: the cells were converted one by one; else the whole row by _vec)
             return [line[8:] for line in "\n".join(body).split("\n")]
         if name == "row":
             return (["    while True:", "        try:"] + body
@@ -229,7 +247,7 @@ class _Writer:
     def single_tree_functions(self) -> str:
         t, gid = self.trees[0], self.tab.gid[0]
         var = "row" if self.trusting else "x"
-        access = lambda f: f"{var}[{f}]"  # noqa: E731
+        access = (lambda f: f"x{f}") if self.checked else (lambda f: f"{var}[{f}]")
         out = []
         variants = [("predict", "label" if self.cls else "value")]
         if self.cls:
@@ -265,14 +283,9 @@ class _Writer:
         if self.form == "table":
             body.append(INDENT[3] + "return _table_acc(x)")
         else:
-            used_set: set[int] = set()
-            for t in self.trees:
-                used_set.update(t.feature)
-                for feats, _ in t.linear.values():
-                    used_set.update(feats)
-            used = sorted(used_set - {-1})
-            for f in used:
-                body.append(INDENT[3] + f"x{f} = x[{f}]")
+            if not self.checked:  # (checked mode binds them in the entry lines)
+                for f in self.used:
+                    body.append(INDENT[3] + f"x{f} = x[{f}]")
             acc = [f"p{k}" for k in range(self.n_out)]
             if self.c.kind == "sum":
                 for k in range(self.n_out):
