@@ -53,7 +53,8 @@ def to_sql(obj: Any, *, dialect: str = "sqlite", table: str | None = None, key: 
                 raise ExportError(f"SQL export option {name} must be a positive integer, got {value!r}")
         if options.get("batch", 1) > 50:
             raise ExportError("SQL export option batch must be at most 50 (engines limit sum depth)")
-        d = dataclasses.replace(d, _cache={}, **options)
+        extra = {"stage_leaves": None} if "batch" in options else {}  # an explicit batch is obeyed
+        d = dataclasses.replace(d, _cache={}, **options, **extra)
     if not isinstance(obj, (Model, RuleBase)):
         raise ExportError(f"cannot export a {type(obj).__name__} to SQL (expected a model or a rule base)")
     if table is not None and not isinstance(table, str):

@@ -39,6 +39,7 @@ class Dialect:
     max_identifier: int | None = None  # longest identifier (characters) the engine keeps intact
     string_prefix: str = ""  # e.g. "N" for unicode strings in T-SQL
     batch: int = 50  # trees (or rules) summed per stage; at most 50 (nesting stages is slow to plan)
+    stage_leaves: int | None = None  # fewer trees per stage when they hold more leaves than this
     pick: str | None = None  # the {index}-th (1-based) of {values}; None: one CASE per output
     pick_doubles: str | None = None  # same for doubles written as plain 17-digit numbers (faster)
     correlated_from: bool = True  # a subquery in FROM may use the outer row (bare ensemble form)

@@ -29,7 +29,7 @@ from rulekit.exporters.sql import expr
 from rulekit.exporters.sql.dialect import Dialect
 from rulekit.exporters.sql.names import PREDICTION, PROBA_PREFIX, Names
 from rulekit.exporters.sql.trees import Columns
-from rulekit.exporters.sql.units import MatchUnit, RuleListUnit, tree_unit
+from rulekit.exporters.sql.units import MatchUnit, RuleListUnit, size, tree_unit
 from rulekit.ir.model import Model
 
 EXP_LIMIT = 700.0  # |argument| beyond which EXP is clamped (PostgreSQL errors on over/underflow)
@@ -303,6 +303,9 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
     acc = [names.internal(f"a{k}") for k in range(width)]
     step = max(1, min(50, d.batch))
     n = len(spec.units)
+    if d.stage_leaves and n:
+        mean = sum(size(u) for u in spec.units) / n
+        step = max(1, min(step, int(d.stage_leaves // max(1.0, mean))))
     num = d.number
     batches = [range(s, min(n, s + step)) for s in range(0, n, step)] or [range(0)]
     plans = []  # per batch: (id items, per-accumulator terms)

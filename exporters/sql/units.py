@@ -59,6 +59,11 @@ class MatchUnit:
         return expr.case([(self.condition, texts[0])], texts[1])
 
 
+def size(unit) -> int:
+    """Payloads (leaves, rules) of a unit: what its SQL grows with."""
+    return len(unit.vec)
+
+
 def tree_unit(tree, cols, value_size: int, budget: int) -> TreeUnit:
     sql = TreeSQL(tree, cols)
     leaves = [n for n in sql.order if n not in sql.kids]
