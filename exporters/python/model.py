@@ -76,6 +76,7 @@ class _Writer:
             for feats, _ in t.linear.values():
                 used.update(feats)
         self.used = sorted(used - {-1})
+        self.domains = [tuple(f.domain or ()) for f in model.features]
 
     # --- module ------------------------------------------------------------------------------
     def module(self) -> str:
@@ -270,7 +271,7 @@ class _Writer:
                 return [f"return _LVAL[{leafrow}][0]"]
 
             body: list[str] = []
-            emit_tree(t, access, leaf, frontier, 3, NEST_LIMIT, body)
+            emit_tree(t, access, leaf, frontier, 3, NEST_LIMIT, body, self.domains)
             doc_line = {"label": "The class label of ``row``.", "value": "The prediction for ``row``.",
                         "proba": "Class probabilities of ``row``, in CLASSES order."}[what]
             entry = self.entry(1) if var == "x" else []
@@ -298,7 +299,7 @@ class _Writer:
                 body.append(INDENT[3] + f"# tree {ti}")
                 gid = self.tab.gid[ti]
                 leaf, frontier = self._accumulate(t, gid, outs[ti])
-                emit_tree(t, access, leaf, frontier, 3, NEST_LIMIT, body)
+                emit_tree(t, access, leaf, frontier, 3, NEST_LIMIT, body, self.domains)
             body.append(INDENT[3] + f"return [{', '.join(acc)}]")
         return "\n".join(["def _acc(row):",
                           '    """Accumulators of ``row`` before the final combination."""']
@@ -395,13 +396,15 @@ def _unpack(code, text):
 
 
 def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], list[str]],
-              frontier: Callable[[int], list[str]], indent: int, limit: int, out: list[str]) -> None:
+              frontier: Callable[[int], list[str]], indent: int, limit: int, out: list[str],
+              domains: list[tuple] | None = None) -> None:
     """Append the nested-``if`` code of tree ``t`` (explicit stack; subtrees past ``limit`` levels
     become ``frontier`` lines, which walk the table)."""
     stack: list[tuple] = [(t.root, indent, 0)]
     kind, kids, bound, missing, feature = t.kind, t.kids, t.bound, t.missing, t.feature
     names: dict[int, str] = {}
     bounds = nums(bound).split(", ")
+    domains = domains or [()] * (max(feature) + 1)
     append, push, pop = out.append, stack.append, stack.pop
     numeric, leaf_kind, nominal = flat.NUMERIC, flat.LEAF, flat.NOMINAL
     while stack:
@@ -421,7 +424,7 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
             out.extend(pad + line for line in frontier(i))
             continue
         if k == nominal:
-            _emit_nominal(t, i, access(feature[i]), ind, level, stack, out)
+            _emit_nominal(t, i, access(feature[i]), ind, level, stack, out, domains[feature[i]])
             continue
         if k == numeric:
             f = feature[i]
@@ -444,7 +447,16 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
             push((right, ind, level))
 
 
-def _emit_nominal(t: flat.Tree, i: int, x: str, ind: int, level: int, stack: list, out: list[str]) -> None:
+def _label_comment(domain: tuple, codes: list[int]) -> str:
+    """``  # 'red', 'blue', (missing)``: the labels behind codes (repr-escaped, at most 6)."""
+    if not domain:
+        return ""
+    words = [repr(domain[c]) if c >= 0 else ("(other)" if c == -1 else "(missing)") for c in codes[:6]]
+    return "  # " + ", ".join(words) + (", ..." if len(codes) > 6 else "")
+
+
+def _emit_nominal(t: flat.Tree, i: int, x: str, ind: int, level: int, stack: list, out: list[str],
+                  domain: tuple = ()) -> None:
     """``if x in {codes}: … elif …: … else: …``; the branch with the most codes is the ``else``."""
     route = t.route[i]
     kids = t.kids[i]
@@ -463,7 +475,7 @@ def _emit_nominal(t: flat.Tree, i: int, x: str, ind: int, level: int, stack: lis
         cond = f"{x} == {cs[0]}" if len(cs) == 1 else f"{x} in {{{', '.join(map(str, cs))}}}"
         if not cs:
             cond = "False"
-        items.append((("if " if n == 0 else "elif ") + cond + ":", ind))
+        items.append((("if " if n == 0 else "elif ") + cond + ":" + _label_comment(domain, cs), ind))
         items.append((kids[b], ind + 1, level + step))
     items.append(("else:", ind))
     items.append((kids[rest], ind + 1, level + step))

@@ -243,7 +243,7 @@ def test_numpy_float32_scalars_and_arrays_as_rows():
 
 # --- models: random mixed trees, deeper than the nested-if limit ----------------------------------
 
-_DOM_S = ("a", "b", "it's", "")
+_DOM_S = ("a", "b\n#x", "it's", "\u2028'''\\")
 _DOM_I = (1, 5, 7, -3)
 _GRID = [-1.0, 0.0, 0.5, 1.25, 3.0, 0.1, math.inf, -math.inf]
 
