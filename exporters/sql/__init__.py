@@ -7,6 +7,10 @@ Output columns, in order: the ``key`` column when given, ``prediction``, then wi
 prediction to paste into one's own query. Dialects (one data file each, see ``dialect.py``):
 sqlite, duckdb, postgres, mysql (MariaDB), spark, bigquery, snowflake, tsql.
 
+The table holds one column per feature, named as the feature: DOUBLE (or REAL/INTEGER) for numeric
+features and for nominal features whose domain is all integers, text for other nominal features
+(their labels). Missing values are NULL.
+
 Exactness: every threshold test is the canonical float64 test of :mod:`rulekit.semantics` written
 as a 17-digit double literal (never DECIMAL, never an infinity); NULL follows the source's missing
 branch; ensembles sum in the source's order and apply its link. Missing values must be NULL: a NaN
