@@ -274,7 +274,7 @@ def _columns(X):
         return cols, (len(cols[0]) if cols else 0)
     arr = np.asarray(X)
     if arr.ndim == 1:
-        arr = arr.reshape(1, -1)
+        arr = arr.reshape(0 if arr.size == 0 else 1, -1 if arr.size else _F)
     if arr.ndim != 2 or arr.shape[1] != _F:
         raise ValueError(f"data must have shape (n, {_F}), got {arr.shape}")
     return [arr[:, j] for j in range(_F)], arr.shape[0]
@@ -404,7 +404,7 @@ def _raw_batch(X):
     lval = tables[2]
     n_trees = len(_ROOTS)
     raw = np.empty((n, _NOUT))
-    step = max(1, 262144 // n_trees)
+    step = max(1, min(262144 // n_trees, 4194304 // (2 * _A + 1)))  # (row, tree) pairs and cells
     for lo in range(0, n, step):
         hi = min(n, lo + step)
         leaves = _apply(_augment(enc, tables[4], lo, hi), tables)
