@@ -11,6 +11,7 @@ model's comparison; sums follow ``Model.raw_output``'s order exactly.
 from __future__ import annotations
 
 import gc
+import textwrap
 from collections.abc import Callable
 
 import numpy as np
@@ -98,42 +99,44 @@ class _Writer:
             what += {"identity": "", "sigmoid": ", then the sigmoid 1/(1+exp(-s))",
                      "softmax": ", then softmax (maximum subtracted first)"}[c.link]
         task = (f"classification into {m.n_classes} classes (CLASSES)" if self.cls else "regression")
-        prec = []
-        if "float32" in self.precisions:
-            prec.append("the source compares float32(x) with its threshold (scikit-learn `<=`, "
-                        "XGBoost `<`); each threshold is written as the float64 boundary b for "
-                        "which `x <= b` on a Python float gives the same answer for every value")
-        if "float64" in self.precisions:
-            prec.append("float64 tests (`<=` or `<`) are written as `x <= b` / `x > b` on Python "
-                        "floats, `<` thresholds moved one float64 step down")
-        if not prec:
-            prec.append("the model has no numeric tests")
-        lines = [
+        tests = sorted({(th[0], th[2]) for t in self.trees for th in t.threshold if th is not None})
+        spelled = ", ".join(f"`{'float32(x)' if p == 'float32' else 'x'} {op} t`" for op, p in tests)
+        if not tests:
+            prec = "the model has no threshold tests."
+        else:
+            prec = (f"the source tests {spelled}. "
+                    "Each threshold t is written here as the float64 boundary b for which `x <= b` "
+                    "on a Python float gives the source's answer for every value (float32 "
+                    "rounding and `<` included), so plain float comparisons are exact.")
+        if flat.LINEAR in {k for t in self.trees for k in t.kind}:
+            prec += " Oblique tests sum w * x left to right in float64."
+        paragraphs = [
             f"Standalone predictor exported by rulekit: {task}.",
-            "",
-            f"Source: {doc(src) or 'a rulekit model'}; {what}.",
-            "No rulekit import; numpy is optional (used by the *_batch functions).",
-            "",
-            "    predict(row)          -> " + ("class label" if self.cls else "number"),
+            f"Source: {doc(src) or 'a rulekit model'}; {what}. No rulekit import; numpy is optional "
+            "(only the *_batch functions use it).",
+            None,
+            "row: a mapping from feature name to value, or a sequence in FEATURES order. Missing "
+            "values (None or NaN; also '' and pandas NA) take, at every split, the branch the source "
+            "model sends them to.",
+            "Comparisons: " + prec,
+            ("Nominal features take their labels; a value outside the domain follows the split's "
+             "'other' branch (else the missing one)." if any(f.kind == "nominal" for f in m.features)
+             else ""),
+            "Results equal the source model's: the same labels, probabilities to the last bit (or "
+            "within 1e-15 where numpy's exp is missing).",
         ]
+        api = ["    predict(row)           -> " + ("class label" if self.cls else "number")]
         if self.cls:
-            lines.append("    predict_proba(row)    -> [probability per class, in CLASSES order]")
-        lines.append("    predict_batch(X)      -> array of predictions (X: 2-D array, data frame or "
-                     "columns by name)")
+            api.append("    predict_proba(row)     -> [probability per class, in CLASSES order]")
+        api.append("    predict_batch(X)       -> array of predictions (X: 2-D array, data frame or "
+                   "columns by name)")
         if self.cls:
-            lines.append("    predict_proba_batch(X) -> array (n, len(CLASSES))")
-        lines += [
-            "",
-            "row: a mapping from feature name to value, or a sequence in FEATURES order.",
-            "Missing values: None or NaN (also '' and pandas NA); at every split a missing value",
-            "takes the branch the source model sends it to.",
-            "Comparisons: " + "; ".join(prec) + ".",
-            "Nominal features take their labels; a value outside the domain follows the split's "
-            "'other' branch (else the missing one).",
-            "Results equal the source model's: same labels, probabilities to the last bit or "
-            "within 1e-15 (exp).",
-        ]
-        return '"""' + "\n".join(lines) + '\n"""'
+            api.append("    predict_proba_batch(X) -> array (n, len(CLASSES))")
+        out = []
+        for para in paragraphs:
+            if para != "":
+                out.append("\n".join(api) if para is None else textwrap.fill(para, 96))
+        return '"""' + "\n\n".join(out) + '\n"""'
 
     def header(self) -> str:
         m = self.m

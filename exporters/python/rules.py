@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import math
+import textwrap
 
 
 from rulekit.errors import ExportError
@@ -245,31 +246,28 @@ class _RulesWriter:
         prec = ("float32: each threshold t is written as the float64 boundary b for which "
                 "`x <= b` on a Python float equals `float32(x) <= t`" if rb.precision == "float32"
                 else "float64, as written")
-        lines = [
+        api = ["    predict(row)           -> " + ("class label (None: no rule and no default)"
+                                                  if self.cls else "number")]
+        if self.cls:
+            api.append("    predict_proba(row)     -> [probability per class, in CLASSES order]")
+        api.append("    predict_batch(X)       -> array of predictions (X: 2-D array, data frame or "
+                   "columns by name)")
+        if self.cls:
+            api.append("    predict_proba_batch(X) -> array (n, len(CLASSES))")
+        paragraphs = [
             f"Standalone predictor exported by rulekit from rule base {doc(rb.name)!s}: {task}.",
-            "",
-            f"Semantics: {what}.",
-            "No rulekit import; numpy is optional (used by the *_batch functions).",
-            "",
-            "    predict(row)          -> " + ("class label (None: no rule and no default)" if self.cls
-                                              else "number"),
-        ]
-        if self.cls:
-            lines.append("    predict_proba(row)    -> [probability per class, in CLASSES order]")
-        lines.append("    predict_batch(X)      -> array of predictions (X: 2-D array, data frame or "
-                     "columns by name)")
-        if self.cls:
-            lines.append("    predict_proba_batch(X) -> array (n, len(CLASSES))")
-        lines += [
-            "",
-            "row: a mapping from feature name to value, or a sequence in FEATURES order.",
-            "Missing values (None, NaN, '' or pandas NA): a test on a missing value is not satisfied",
-            "(nor is its negation); only `is missing` matches it (three-valued logic, as SQL).",
-            f"Comparisons: {prec}; linear tests sum coef * x left to right in float64.",
-            "Nominal features take their labels; `=`/`in` are false for a value outside the domain,",
+            f"Semantics: {what}. No rulekit import; numpy is optional (only the *_batch functions "
+            "use it).",
+            "\n".join(api),
+            "row: a mapping from feature name to value, or a sequence in FEATURES order. Missing "
+            "values (None, NaN, '' or pandas NA): a test on a missing value is not satisfied (nor is "
+            "its negation); only `is missing` matches it (three-valued logic, as in SQL).",
+            f"Comparisons: {prec}; linear tests sum coef * x left to right in float64. Nominal "
+            "features take their labels; `=`/`in` are false for a value outside the domain, "
             "`!=`/`not in` true.",
         ]
-        return '"""' + "\n".join(lines) + '\n"""'
+        lines = [p if p.startswith("    ") else textwrap.fill(p, 96) for p in paragraphs]
+        return '"""' + "\n\n".join(lines) + '\n"""'
 
     def header(self) -> str:
         rb, out = self.rb, self.out

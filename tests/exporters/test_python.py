@@ -467,9 +467,9 @@ def test_cli_export_to_python(tmp_path, capsys):
 
 def test_docstring_states_source_semantics_and_precision():
     model, _ = zoo.get("sklearn_forest_classifier")
-    doc = ast.get_docstring(ast.parse(to_python(model)))
+    doc = " ".join(ast.get_docstring(ast.parse(to_python(model))).split())
     assert "scikit-learn" in doc and "RandomForestClassifier" in doc
-    assert "float32(x)" in doc and "divided by 15" in doc
+    assert "`float32(x) <= t`" in doc and "divided by 15" in doc
     assert "None or NaN" in doc
 
 
