@@ -39,6 +39,23 @@ def rules_to_python(rb: RuleBase) -> str:
             gc.enable()
 
 
+_FLIP = {">": "<", ">=": "<="}
+
+
+def _lower(at: float) -> tuple[str, str]:
+    """``x >= at`` or the same test as ``x > prev(at)`` when that prints shorter (`x > 2.5`)."""
+    prev = math.nextafter(at, -math.inf)
+    a, b = num(at), num(prev)
+    return (">", b) if len(b) < len(a) and math.isfinite(prev) else (">=", a)
+
+
+def _upper(at: float) -> tuple[str, str]:
+    """``x <= at`` or the same test as ``x < next(at)`` when that prints shorter."""
+    nxt = math.nextafter(at, math.inf)
+    a, b = num(at), num(nxt)
+    return ("<", b) if len(b) < len(a) and math.isfinite(nxt) else ("<=", a)
+
+
 class _Cond:
     """Writes conditions as Python expressions, per row (``vector=False``) or per column (numpy)."""
 
@@ -94,13 +111,15 @@ class _Cond:
                 a, b = lo.at > -math.inf, hi.at < math.inf
                 if a and b and lo.at == hi.at:
                     parts.append(f"{v} == {num(lo.at)}")
-                elif a and b:
-                    parts.append(f"({v} >= {num(lo.at)}) & ({v} <= {num(hi.at)})" if vec
-                                 else f"{num(lo.at)} <= {v} <= {num(hi.at)}")
+                    continue
+                low, high = _lower(lo.at), _upper(hi.at)  # ("op", literal), the shorter spelling
+                if a and b:
+                    parts.append(f"({v} {low[0]} {low[1]}) & ({v} {high[0]} {high[1]})" if vec
+                                 else f"{low[1]} {_FLIP[low[0]]} {v} {high[0]} {high[1]}")
                 elif a:
-                    parts.append(f"{v} >= {num(lo.at)}")
+                    parts.append(f"{v} {low[0]} {low[1]}")
                 elif b:
-                    parts.append(f"{v} <= {num(hi.at)}")
+                    parts.append(f"{v} {high[0]} {high[1]}")
                 else:
                     parts.append(f"~_np.isnan({v})" if vec else f"{v} == {v}")
             if c.missing:
