@@ -7,8 +7,9 @@ Splits are chosen to duplicate as few candidates as possible, so the rules of a 
 about the tree's own size. Thresholds are the canonical float64 bounds of :mod:`rulekit.rules.boxes`,
 the same the generic evaluator uses: the diagram answers exactly what the rule list answers.
 
-Lists whose diagram would grow too large (heavily overlapping rules) or that use oblique tests are
-left to the generic evaluator (``get`` returns None).
+Lists whose diagram would grow too large or take too long to build (heavily overlapping or nested
+rules: budgets proportional to the number of rules) or that use oblique tests are left to the generic
+evaluator (``get`` returns None).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from rulekit.rules.boxes import NomSet, Schema, TooComplex, condition_boxes, no_
 INF = math.inf
 LEAF, NUMERIC, NOMINAL = _compiled.LEAF, _compiled.NUMERIC, _compiled.NOMINAL
 _CHUNK = 1 << 14
+_NODE_COST = 32  # work units per split node (choosing a split), next to one per candidate visit
 
 _cache: OrderedDict[tuple, tuple[RuleBase, Any]] = OrderedDict()
 
@@ -150,7 +152,15 @@ class Diagram:
         return out
 
 
-def build(rb: RuleBase, idx: tuple[int, ...], *, max_nodes: int | None = None) -> Diagram | None:
+def build(rb: RuleBase, idx: tuple[int, ...], *, max_nodes: int | None = None,
+          max_work: int | None = None) -> Diagram | None:
+    """The diagram, or None when it would be too large or too slow to build.
+
+    Both budgets grow with the input: ``max_nodes`` diagram nodes, and ``max_work`` work units (one per
+    candidate visit plus ``_NODE_COST`` per split node; each split node scans its candidate list to choose a split and to filter its children, so a
+    list of nested or heavily overlapping rules costs O(rules^2) and gives up here, early, to the
+    generic evaluator instead of compiling for minutes).
+    """
     schema = Schema(rb)
     cands: list[tuple[int, dict]] = []
     for i in idx:
@@ -164,6 +174,8 @@ def build(rb: RuleBase, idx: tuple[int, ...], *, max_nodes: int | None = None) -
                 return None  # oblique tests: generic evaluator
             cands.append((i, b.items))
     limit = max_nodes or (48 * len(cands) + 4096)
+    work_limit = max_work or work_budget(len(cands))
+    work = 0
     nominal_size = {k: schema.size(k) for k in range(len(schema.features)) if schema.is_nominal(k)}
 
     kinds: list[int] = []
@@ -208,6 +220,9 @@ def build(rb: RuleBase, idx: tuple[int, ...], *, max_nodes: int | None = None) -
         if not rem0:
             rules[node] = r0
             continue
+        work += len(cs) + _NODE_COST
+        if work > work_limit:
+            return None
         split = _choose(cs, rem0, region, region_of, nominal_size)
         k = split[0]
         if split[1] == "nominal":
@@ -259,6 +274,13 @@ def build(rb: RuleBase, idx: tuple[int, ...], *, max_nodes: int | None = None) -
         missing=np.asarray(misses, np.int64), value=value, nominal=tables, linear={},
         node_ids=np.arange(n, dtype=np.int64))
     return Diagram(ct, np.asarray(rules, np.int64), depth)
+
+
+def work_budget(n_cands: int) -> int:
+    """Work units allowed for ``n_cands`` candidates. A tree's own rules cost about 40-50 units per
+    candidate (500 to 20,000 leaves, depth 16 to 44); nested chains cost n^2/2 and heavily overlapping
+    rules blow up the node count: those give up after about as much work as a tree of their size."""
+    return 64 * n_cands + 65_536
 
 
 def _filter(cs: list, k: Any, reg: tuple) -> list:

@@ -641,3 +641,4 @@ def test_big_first_hit_rule_base():
     assert [ns["predict"]([float(x)]) for x in xs] == want
     assert list(ns["predict_batch"](xs.reshape(-1, 1))) == want
     assert ns["predict"]([None]) == 2
+    assert engine.predict(rb, xs.reshape(-1, 1)).tolist() == want  # the engine (diagram gives up) agrees

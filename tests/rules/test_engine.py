@@ -114,7 +114,7 @@ def test_diagram_compiles_and_walks_exactly_on_larger_lists():
     for seed in range(5):
         rb = random_rule_base(500 + seed, n_rules=30)
         rows = random_rows(seed, 400)
-        d = diagram.build(rb, tuple(range(len(rb.rules))), max_nodes=10**6)
+        d = diagram.build(rb, tuple(range(len(rb.rules))), max_nodes=10**6, max_work=10**9)
         assert d is not None
         M = engine.matrix(rb, _frame(rows))
         assert d.first_hit(M).tolist() == reference.first_hit(rb, rows)
@@ -228,3 +228,23 @@ def test_explain_structure_and_text():
     assert "near miss: r1 -> no fails humidity = high" in str(ex[1])
     assert ex[2].near_misses == ()  # fails twice: not a near miss
     assert str(ex[2]) == "default -> yes (no rule matched)"
+
+
+def _nested_chain(n: int) -> RuleBase:
+    """Rule i: x <= i + 0.5 -- every rule overlaps all later ones: the diagram costs O(n^2) to build."""
+    rules = [Rule(id=f"r{i}", condition=Compare(feature="x", op="<=", value=i + 0.5),
+                  conclusion=Conclusion(label=i % 3)) for i in range(n)]
+    return RuleBase(task="classification", classes=(0, 1, 2), features=(Feature(name="x"),), rules=rules,
+                    default=Conclusion(label=2))
+
+
+def test_diagram_gives_up_on_nested_chains_within_its_work_budget():
+    # 6,000 nested rules took ~90 s to compile before the work budget (quadratic); now the compiler stops
+    # after 64 units per rule and the generic evaluator answers.
+    n = 6_000
+    rb = _nested_chain(n)
+    assert diagram.build(rb, tuple(range(n))) is None
+    assert diagram.build(rb, tuple(range(50))) is not None  # small lists still compile
+    xs = np.array([-1.0, 0.5, 0.5000001, 2.4, 3.5, 4777.5, 5999.5, 5999.6, 1e9, np.nan])
+    want = [0, 0, 1, 2, 0, 1, 2, 2, 2, 2]
+    assert engine.predict(rb, xs.reshape(-1, 1)).tolist() == want
