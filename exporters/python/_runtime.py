@@ -225,6 +225,10 @@ def _table_acc(x):
             acc[_TOUT[t]] += _LVAL[_walk(root, x)][0]
         return acc
     acc = [0.0] * _NOUT
+    if _COMBINE == "vote":  # hard voting: one vote per tree for its leaf's first most probable class
+        for root in _ROOTS:
+            acc[_LVOTE[_walk(root, x)]] += 1.0
+        return acc
     for root in _ROOTS:
         v = _LVAL[_walk(root, x)]
         for k in range(_NOUT):

@@ -121,8 +121,7 @@ def test_zoo_model_module_equals_model(name):
     check_model(model, data, ns)
 
 
-@pytest.mark.parametrize("name", ["sklearn_forest_classifier", "sklearn_gb_multiclass_hostile",
-                                  "handmade_nominal", "handmade_linear", "chain_deep"])
+@pytest.mark.parametrize("name", zoo.zoo_names())
 def test_table_form_equals_model(name):
     """The per-row form for very large models (every tree walked through the table)."""
     model, data = zoo.get(name)
