@@ -29,6 +29,8 @@ Semantics of a rule base:
                   argmax, probabilities the normalised sums.
 A rule's ``label`` decides its prediction; its ``distribution`` (one-hot of the label when absent) its
 probabilities. No rule and no default: the prediction is missing (None / NaN probabilities).
+Regression (every semantics): no rule and no default gives 0.0 -- the empty sum (the default's value
+taken as 0), the same in the engine, Python, SQL and ONNX exports.
 Ensembles (``combiner`` set): rules carry a ``group`` (their tree, numbered 0.. in tree order); within
 a group the first matching rule decides (no match: the default's value, else zeros), and the groups'
 conclusions -- distributions, or ``value`` for ``sum`` -- are combined as the model's combiner says,

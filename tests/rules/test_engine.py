@@ -248,3 +248,25 @@ def test_diagram_gives_up_on_nested_chains_within_its_work_budget():
     xs = np.array([-1.0, 0.5, 0.5000001, 2.4, 3.5, 4777.5, 5999.5, 5999.6, 1e9, np.nan])
     want = [0, 0, 1, 2, 0, 1, 2, 2, 2, 2]
     assert engine.predict(rb, xs.reshape(-1, 1)).tolist() == want
+
+
+@pytest.mark.parametrize("semantics", ["first-hit", "vote", "weighted-sum"])
+def test_regression_without_default_gives_zero_in_every_backend(semantics):
+    """base.py's semantics: a regression row no rule matches, with no default, is 0.0 (not NaN)."""
+    from rulekit import runtimes
+    from rulekit.table import from_data
+
+    rb = RuleBase(task="regression", features=(Feature(name="x"),), semantics=semantics, rules=[
+        Rule(id="a", condition=Compare(feature="x", op="<=", value=1.0), conclusion=Conclusion(value=3.0)),
+        Rule(id="b", condition=Compare(feature="x", op="<=", value=0.5), conclusion=Conclusion(value=5.0))])
+    frame = pd.DataFrame({"x": [0.0, 1.0, 5.0, np.nan]})
+    first = {"first-hit": 3.0, "vote": 4.0, "weighted-sum": 8.0}[semantics]
+    want = [first, 3.0, 0.0, 0.0]
+    assert engine.predict(rb, frame).tolist() == want
+    table = from_data(frame, rb.features)
+    for name in ("python", "sqlite", "onnx"):
+        try:
+            got = runtimes.runner(name)(rb, table).prediction
+        except runtimes.Unavailable:
+            continue
+        assert [float(v) for v in got] == want, name
