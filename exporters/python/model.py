@@ -20,7 +20,7 @@ from rulekit.errors import ExportError
 from rulekit.ir.model import Model
 
 from . import flat
-from .text import INDENT, doc, num, nums, packed, runtime, tuple_of, value
+from .text import INDENT, PRELUDE, doc, num, nums, packed, runtime, tuple_of, value
 
 NEST_LIMIT = 40  # tree levels written as nested ``if`` (CPython allows 100 indentation levels)
 INLINE_MAX_NODES = 300_000  # above this many nodes in all, per-row code walks the table too
@@ -81,7 +81,7 @@ class _Writer:
 
     # --- module ------------------------------------------------------------------------------
     def module(self) -> str:
-        out: list[str] = [self.docstring(), _IMPORTS, self.header(), self.tables()]
+        out: list[str] = [self.docstring(), PRELUDE, self.header(), self.tables()]
         out.append(runtime("common", "walk", "math", "finish", "table_row", "columns", "batch"))
         out.append(self.row_functions())
         out.append(self.public())
@@ -374,28 +374,7 @@ class _Writer:
         return "\n\n\n".join(out)
 
 
-_IMPORTS = """import array as _array
-import base64 as _base64
-import math as _math
-import sys as _sys
 
-try:
-    import numpy as _np
-except ImportError:  # numpy is optional: the per-row functions never need it
-    _np = None
-
-_npexp = _np.exp if _np is not None else None
-_NAN = float("nan")
-_INF = float("inf")
-
-
-def _unpack(code, text):
-    # a table stored as little-endian base64: exact to the bit, compact, quick to load
-    a = _array.array(code)
-    a.frombytes(_base64.b64decode(text))
-    if _sys.byteorder == "big":
-        a.byteswap()
-    return a"""
 
 
 def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], list[str]],

@@ -23,7 +23,7 @@ from rulekit.rules import boxes as bx
 from rulekit.rules import engine
 from rulekit.rules.base import And, Not, Or, RuleBase
 
-from .text import INDENT, doc, num, packed, runtime, tuple_of, value
+from .text import INDENT, PRELUDE, doc, num, packed, runtime, tuple_of, value
 
 MAX_NEST = 24  # sub-expressions nested deeper are assigned to temporaries first
 MAX_TERMS = 32  # numpy `&`/`|` chains longer than this are split (a & b & … nests in the parser)
@@ -243,7 +243,7 @@ class _RulesWriter:
         return self._schema
 
     def module(self) -> str:
-        parts = [self.docstring(), _IMPORTS, self.header(),
+        parts = [self.docstring(), PRELUDE, self.header(),
                  runtime("common", "math", "columns", "rules", "rules_batch"),
                  self.deciders(vector=False), self.deciders(vector=True), self.public()]
         return "\n\n\n".join(parts) + "\n"
@@ -448,28 +448,7 @@ class _RulesWriter:
         return "\n\n\n".join(out)
 
 
-_IMPORTS = """import array as _array
-import base64 as _base64
-import math as _math
-import sys as _sys
 
-try:
-    import numpy as _np
-except ImportError:  # numpy is optional: the per-row functions never need it
-    _np = None
-
-_npexp = _np.exp if _np is not None else None
-_NAN = float("nan")
-_INF = float("inf")
-
-
-def _unpack(code, text):
-    # a table stored as little-endian base64: exact to the bit, compact, quick to load
-    a = _array.array(code)
-    a.frombytes(_base64.b64decode(text))
-    if _sys.byteorder == "big":
-        a.byteswap()
-    return a"""
 
 
 __all__ = ["rules_to_python"]

@@ -86,3 +86,28 @@ def runtime(*sections: str) -> str:
         if name.strip() in sections:
             chosen.append(body.strip("\n"))
     return "\n\n\n".join(chosen)
+
+
+# The imports and helpers at the top of every exported module (models and rule bases alike).
+PRELUDE = """import array as _array
+import base64 as _base64
+import math as _math
+import sys as _sys
+
+try:
+    import numpy as _np
+except ImportError:  # numpy is optional: the per-row functions never need it
+    _np = None
+
+_npexp = _np.exp if _np is not None else None
+_NAN = float("nan")
+_INF = float("inf")
+
+
+def _unpack(code, text):
+    # a table stored as little-endian base64: exact to the bit, compact, quick to load
+    a = _array.array(code)
+    a.frombytes(_base64.b64decode(text))
+    if _sys.byteorder == "big":
+        a.byteswap()
+    return a"""
