@@ -17,7 +17,6 @@ import pandas as pd
 import pytest
 
 import rulekit
-from rulekit.errors import ExportError
 from rulekit.exporters.sql import dialect as sql_dialect
 from rulekit.exporters.sql import to_sql
 from tests import zoo
