@@ -20,7 +20,7 @@ from rulekit.errors import ExportError
 from rulekit.ir.model import Model
 
 from . import flat
-from .text import INDENT, PRELUDE, doc, num, nums, packed, runtime, tuple_of, value
+from .text import INDENT, PRELUDE, doc, nominal_tables, num, nums, packed, runtime, tuple_of, value
 
 NEST_LIMIT = 40  # tree levels written as nested ``if`` (CPython allows 100 indentation levels)
 INLINE_MAX_NODES = 300_000  # above this many nodes in all, per-row code walks the table too
@@ -144,23 +144,7 @@ class _Writer:
         if self.cls:
             lines.append(f"CLASSES = {tuple_of([value(c) for c in m.classes])}")
         lines.append(f"_F = {m.n_features}")
-        noms, doms = [], []
-        for f in m.features:
-            if f.kind != "nominal":
-                noms.append("None")
-                doms.append("None")
-                continue
-            lookup: dict = {}
-            for i, v in enumerate(f.domain):
-                lookup.setdefault(v, i)
-                lookup.setdefault(str(v), i)
-            int_domain = all(isinstance(v, int) and not isinstance(v, bool) for v in f.domain)
-            exact = getattr(f, "match", None) == "exact"
-            body = ", ".join(f"{value(k)}: {i}" for k, i in lookup.items())
-            noms.append(f"({{{body}}}, {int_domain}, {exact})")
-            doms.append(tuple_of([value(v) for v in f.domain]) if int_domain else "None")
-        lines.append(f"_NOMINAL = {tuple_of(noms)}")
-        lines.append(f"_DOMAINS = {tuple_of(doms)}")
+        lines += nominal_tables(m.features)
         c = self.c
         lines.append(f"_COMBINE = {c.kind!r}")
         lines.append(f"_LINK = {c.link!r}")

@@ -23,7 +23,7 @@ from rulekit.rules import boxes as bx
 from rulekit.rules import engine
 from rulekit.rules.base import And, Not, Or, RuleBase
 
-from .text import INDENT, PRELUDE, doc, num, packed, runtime, tuple_of, value
+from .text import INDENT, PRELUDE, doc, nominal_tables, num, packed, runtime, tuple_of, value
 
 MAX_NEST = 24  # sub-expressions nested deeper are assigned to temporaries first
 MAX_TERMS = 32  # numpy `&`/`|` chains longer than this are split (a & b & … nests in the parser)
@@ -296,23 +296,7 @@ class _RulesWriter:
         else:
             lines.append("CLASSES = ()")
         lines.append(f"_F = {len(rb.features)}")
-        noms, doms = [], []
-        for f in rb.features:
-            if f.kind != "nominal":
-                noms.append("None")
-                doms.append("None")
-                continue
-            lookup: dict = {}
-            for i, v in enumerate(f.domain):
-                lookup.setdefault(v, i)
-                lookup.setdefault(str(v), i)
-            int_domain = all(isinstance(v, int) and not isinstance(v, bool) for v in f.domain)
-            exact = getattr(f, "match", None) == "exact"
-            body = ", ".join(f"{value(k)}: {i}" for k, i in lookup.items())
-            noms.append(f"({{{body}}}, {int_domain}, {exact})")
-            doms.append(tuple_of([value(v) for v in f.domain]) if int_domain else "None")
-        lines.append(f"_NOMINAL = {tuple_of(noms)}")
-        lines.append(f"_DOMAINS = {tuple_of(doms)}")
+        lines += nominal_tables(rb.features)
         lines.append(f"_TASK = {rb.task!r}")
         sem = "ensemble" if rb.combiner is not None else rb.semantics
         lines.append(f"_SEMANTICS = {sem!r}")

@@ -88,6 +88,27 @@ def runtime(*sections: str) -> str:
     return "\n\n\n".join(chosen)
 
 
+def nominal_tables(features) -> list[str]:
+    """``_NOMINAL`` (per feature: label -> code lookup, integer domain?, exact match?) and ``_DOMAINS``
+    (integer domains, for truncating numbers) lines of an exported module's header."""
+    noms, doms = [], []
+    for f in features:
+        if f.kind != "nominal":
+            noms.append("None")
+            doms.append("None")
+            continue
+        lookup: dict = {}
+        for i, v in enumerate(f.domain):
+            lookup.setdefault(v, i)
+            lookup.setdefault(str(v), i)
+        int_domain = all(isinstance(v, int) and not isinstance(v, bool) for v in f.domain)
+        exact = getattr(f, "match", None) == "exact"
+        body = ", ".join(f"{value(k)}: {i}" for k, i in lookup.items())
+        noms.append(f"({{{body}}}, {int_domain}, {exact})")
+        doms.append(tuple_of([value(v) for v in f.domain]) if int_domain else "None")
+    return [f"_NOMINAL = {tuple_of(noms)}", f"_DOMAINS = {tuple_of(doms)}"]
+
+
 # The imports and helpers at the top of every exported module (models and rule bases alike).
 PRELUDE = """import array as _array
 import base64 as _base64
