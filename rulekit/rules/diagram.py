@@ -30,6 +30,7 @@ _CHUNK = 1 << 14
 _NODE_COST = 32  # work units per split node (choosing a split), next to one per candidate visit
 
 _cache: OrderedDict[tuple, tuple[RuleBase, Any]] = OrderedDict()
+CACHE_SIZE = 2048  # diagrams kept (LRU); above a forest's tree count, or every predict rebuilds them all
 
 
 def get(rb: RuleBase, idx: tuple[int, ...]) -> Diagram | None:
@@ -42,7 +43,7 @@ def get(rb: RuleBase, idx: tuple[int, ...]) -> Diagram | None:
     with no_gc():
         d = build(rb, idx)
     _cache[key] = (rb, d)
-    while len(_cache) > 64:
+    while len(_cache) > CACHE_SIZE:
         _cache.popitem(last=False)
     return d
 

@@ -270,3 +270,21 @@ def test_regression_without_default_gives_zero_in_every_backend(semantics):
         except runtimes.Unavailable:
             continue
         assert [float(v) for v in got] == want, name
+
+
+def test_diagrams_of_a_large_ensemble_are_built_once(monkeypatch):
+    """A 100-group rule base (a forest's rules) predicts twice with one diagram build per group."""
+    rules = []
+    for g in range(100):
+        rules.append(Rule(condition=Compare(feature="a", op="<=", value=float(g)),
+                          conclusion=Conclusion(value=1.0), group=g))
+        rules.append(Rule(condition=And(), conclusion=Conclusion(value=0.0), group=g))
+    rb = RuleBase(task="regression", features=[Feature(name="a")], rules=rules,
+                  combiner=Combiner(kind="sum", base_score=(0.0,)))
+    calls = []
+    real = diagram.build
+    monkeypatch.setattr(diagram, "build", lambda *a, **k: calls.append(1) or real(*a, **k))
+    M = np.array([[-1.0], [50.0], [99.5], [np.nan]])
+    first = engine.predict(rb, M)
+    assert engine.predict(rb, M).tolist() == first.tolist() == [100.0, 50.0, 0.0, 0.0]
+    assert len(calls) == 100
