@@ -42,6 +42,7 @@ class Tree:
     route: dict[int, tuple[int, ...]] = field(default_factory=dict)  # nominal: branch per code + 2
     linear: dict[int, tuple[tuple[int, ...], tuple[float, ...]]] = field(default_factory=dict)
     value: dict[int, tuple[float, ...]] = field(default_factory=dict)  # leaves
+    weight: list[float] = field(default_factory=list)  # training rows through the node (nan: unknown)
 
 
 def flatten_tree(graph: nx.DiGraph, domain_sizes: list[int]) -> Tree:
@@ -54,6 +55,7 @@ def flatten_tree(graph: nx.DiGraph, domain_sizes: list[int]) -> Tree:
     t.kind = [_KIND[a["kind"]] for a in attrs]
     t.feature = [a.get("feature", -1) for a in attrs]
     t.missing = [a.get("missing", 0) for a in attrs]
+    t.weight = [float(a.get("n_samples", math.nan)) for a in attrs]
     t.threshold = [(a["op"], a["threshold"], a["precision"]) if "threshold" in a else None for a in attrs]
     t.bound = [math.nan] * len(attrs)
     kids: list[tuple[int, ...]] = []

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gc
 import textwrap
-from collections.abc import Callable
 
 import numpy as np
 
@@ -20,6 +19,7 @@ from rulekit.errors import ExportError
 from rulekit.ir.model import Model
 
 from . import flat
+from .nested import Layout, emit_tree
 from .text import INDENT, PRELUDE, doc, nominal_tables, num, nums, packed, runtime, tuple_of, value
 
 NEST_LIMIT = 40  # tree levels written as nested ``if`` (CPython allows 100 indentation levels)
@@ -237,6 +237,7 @@ class _Writer:
         var = "row" if self.trusting else "x"
         access = (lambda f: f"x{f}") if self.checked else (lambda f: f"{var}[{f}]")
         out = []
+        layout = Layout(t, NEST_LIMIT, 1 if self.checked else 7, bind=not self.checked)
         variants = [("predict", "label" if self.cls else "value")]
         if self.cls:
             variants.append(("predict_proba", "proba"))
@@ -258,7 +259,7 @@ class _Writer:
                 return [f"return _LVAL[{leafrow}][0]"]
 
             body: list[str] = []
-            emit_tree(t, access, leaf, frontier, 3, NEST_LIMIT, body, self.domains)
+            emit_tree(t, access, leaf, frontier, 3, NEST_LIMIT, body, self.domains, layout)
             doc_line = {"label": "The class label of ``row``.", "value": "The prediction for ``row``.",
                         "proba": "Class probabilities of ``row``, in CLASSES order."}[what]
             entry = self.entry(1) if var == "x" else []
@@ -356,95 +357,3 @@ class _Writer:
                        '        return [predict(r) for r in _rows(X)]\n'
                        '    return _raw_batch(X)[:, 0]')
         return "\n\n\n".join(out)
-
-
-
-
-
-def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], list[str]],
-              frontier: Callable[[int], list[str]], indent: int, limit: int, out: list[str],
-              domains: list[tuple] | None = None) -> None:
-    """Append the nested-``if`` code of tree ``t`` (explicit stack; subtrees past ``limit`` levels
-    become ``frontier`` lines, which walk the table)."""
-    stack: list[tuple] = [(t.root, indent, 0)]
-    kind, kids, bound, missing, feature = t.kind, t.kids, t.bound, t.missing, t.feature
-    names: dict[int, str] = {}
-    bounds = nums(bound).split(", ")
-    domains = domains or [()] * (max(feature) + 1)
-    append, push, pop = out.append, stack.append, stack.pop
-    numeric, leaf_kind, nominal = flat.NUMERIC, flat.LEAF, flat.NOMINAL
-    while stack:
-        item = pop()
-        i = item[0]
-        if i.__class__ is str:  # a literal line
-            append(INDENT[item[1]] + i)
-            continue
-        _, ind, level = item
-        pad = INDENT[ind]
-        k = kind[i]
-        if k == leaf_kind:
-            lines = leaf(i)
-            append(pad + lines[0] if len(lines) == 1 else pad + ("\n" + pad).join(lines))
-            continue
-        if level >= limit:
-            out.extend(pad + line for line in frontier(i))
-            continue
-        if k == nominal:
-            _emit_nominal(t, i, access(feature[i]), ind, level, stack, out, domains[feature[i]])
-            continue
-        if k == numeric:
-            f = feature[i]
-            x = names.get(f) or names.setdefault(f, access(f))
-        else:
-            feats, weights = t.linear[i]
-            x = " + ".join(f"{num(w)} * {access(f)}" for f, w in zip(feats, weights))
-        left, right = kids[i]
-        ind += 1
-        level += 1
-        if missing[i] == 1:  # NaN fails `x <= b`: lands right
-            append(f"{pad}if {x} <= {bounds[i]}:")
-            push((right, ind, level))
-            push(("else:", ind - 1))
-            push((left, ind, level))
-        else:  # NaN fails `x > b`: lands left
-            append(f"{pad}if {x} > {bounds[i]}:")
-            push((left, ind, level))
-            push(("else:", ind - 1))
-            push((right, ind, level))
-
-
-def _label_comment(domain: tuple, codes: list[int]) -> str:
-    """``  # 'red', 'blue', (missing)``: the labels behind codes (repr-escaped, at most 6)."""
-    if not domain:
-        return ""
-    words = [repr(domain[c]) if c >= 0 else ("(other)" if c == -1 else "(missing)") for c in codes[:6]]
-    return "  # " + ", ".join(words) + (", ..." if len(codes) > 6 else "")
-
-
-def _emit_nominal(t: flat.Tree, i: int, x: str, ind: int, level: int, stack: list, out: list[str],
-                  domain: tuple = ()) -> None:
-    """``if x in {codes}: … elif …: … else: …``; the branch with the most codes is the ``else``."""
-    route = t.route[i]
-    kids = t.kids[i]
-    codes: list[list[int]] = [[] for _ in kids]
-    for slot, branch in enumerate(route):
-        codes[branch].append(slot - 2)
-    if len(kids) == 1:
-        stack.append((kids[0], ind, level))
-        return
-    order = sorted(range(len(kids)), key=lambda b: -len(codes[b]))
-    rest, tests = order[0], [b for b in range(len(kids)) if b != order[0]]
-    step = len(kids) - 1
-    items: list[tuple] = []
-    for n, b in enumerate(tests):
-        cs = codes[b]
-        cond = f"{x} == {cs[0]}" if len(cs) == 1 else f"{x} in {{{', '.join(map(str, cs))}}}"
-        if not cs:
-            cond = "False"
-        items.append((("if " if n == 0 else "elif ") + cond + ":" + _label_comment(domain, cs), ind))
-        items.append((kids[b], ind + 1, level + step))
-    items.append(("else:", ind))
-    items.append((kids[rest], ind + 1, level + step))
-    first = items.pop(0)
-    out.append(INDENT[first[1]] + first[0])
-    stack.extend(reversed(items))

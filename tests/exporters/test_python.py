@@ -243,6 +243,79 @@ def test_numpy_float32_scalars_and_arrays_as_rows(name):
     assert same_labels(ref, ns["predict_batch"](X32))
 
 
+# --- models: the single-tree layout (trampoline loops, negated tests, features bound to locals) ----
+
+
+def _full_tree(rng, depth: int, precision: str, weighted: bool, linear: bool, chain: bool = False):
+    """A full binary tree over 3 numeric features (chain: one branch ends at once), random ops and
+    missing directions, with or without training-row counts; ``linear``: some oblique splits."""
+    b = TreeBuilder()
+    pending = [(None, 0, 0, 1000.0)]  # (parent, branch, depth, rows)
+    while pending:
+        parent, branch, d, n = pending.pop()
+        extra = {"n_samples": n} if weighted else {}
+        if d >= depth or (chain and branch == 1 and parent is not None):
+            node = b.leaf(tuple(rng.dirichlet(np.ones(3))), **extra)
+        elif linear and rng.random() < 0.2:
+            node = b.linear((0, 2), (float(rng.normal()), 1.0), float(rng.choice(_GRID[:6])),
+                            op=str(rng.choice(["<=", "<"])), missing=int(rng.integers(0, 2)), **extra)
+        else:
+            node = b.numeric(int(rng.integers(0, 3)), float(rng.choice(_GRID)), op=str(rng.choice(["<=", "<"])),
+                             precision=precision, missing=int(rng.integers(0, 2)), **extra)
+        if parent is not None:
+            b.connect(parent, node, branch)
+        if b.graph.nodes[node]["kind"] != "leaf":
+            share = float(rng.uniform(0.05, 0.95))
+            pending += [(node, 1, d + 1, n * (1 - share)), (node, 0, d + 1, n * share)]
+    return b.graph
+
+
+@pytest.mark.parametrize("precision,weighted,linear,forced", [
+    ("float32", True, False, False), ("float32", False, False, False), ("float64", True, False, False),
+    ("float64", False, True, False), ("float32", True, False, True), ("float64", False, True, True),
+])
+def test_single_tree_layout_equals_model(monkeypatch, precision, weighted, linear, forced):
+    """Trampolines (``while True: if test: break``) in every NaN/branch combination, negated tests,
+    features bound to locals by ``:=``; ``forced``: a trampoline at every split, capped at 3 loops."""
+    from rulekit.exporters.python import nested
+
+    if forced:
+        monkeypatch.setattr(nested, "SHORT_JUMP", 0)
+        monkeypatch.setattr(nested, "MAX_LOOPS", 3)
+    rng = np.random.default_rng(7 + forced)
+    model = Model([_full_tree(rng, 9, precision, weighted, linear)], ["u", "v", "w"],
+                  task="classification", classes=["a", "b", "c"])
+    src = to_python(model)
+    body = src.split("def predict_proba(row):")[1]
+    assert "break  # to the code after this loop" in body and "not (" in body
+    assert (":= row[" in body) == (precision == "float32" and not linear)
+    if forced:
+        assert "\n" + " " * 28 + "while True:" not in body  # 3 loops inside the retry loop at most
+    ns = load(src)
+    grid = [v for t in _GRID for v in threshold_values(t)] + [math.nan, math.inf, -math.inf]
+    X = np.array(rng.choice(grid, size=(600, 3)))
+    data = pd.DataFrame(X, columns=["u", "v", "w"])
+    check_model(model, data, ns)
+    P = model.predict_proba(X)
+    assert max_diff(P, [ns["predict_proba"](tuple(r)) for r in X.tolist()]) == 0.0
+    assert max_diff(P, [ns["predict_proba"](r) for r in X]) == 0.0  # numpy rows
+
+
+def test_single_tree_trampolines_nest_at_most_max_loops(monkeypatch):
+    """A trampoline at every split of a 60-deep chain: loops stop at MAX_LOOPS (CPython allows 20
+    nested blocks), the rest is plain nested ``if``; the table walker takes over past 40 levels."""
+    from rulekit.exporters.python import nested
+
+    monkeypatch.setattr(nested, "SHORT_JUMP", 0)
+    rng = np.random.default_rng(3)
+    model = Model([_full_tree(rng, 60, "float32", False, False, chain=True)], ["u", "v", "w"],
+                  task="classification", classes=["a", "b", "c"])
+    src = to_python(model)
+    assert src.count("break  # to the code after this loop") == 2 * nested.MAX_LOOPS  # two functions
+    grid = [v for t in _GRID for v in threshold_values(t)] + [math.nan]
+    check_model(model, pd.DataFrame(rng.choice(grid, size=(300, 3)), columns=["u", "v", "w"]), load(src))
+
+
 # --- models: random mixed trees, deeper than the nested-if limit ----------------------------------
 
 _DOM_S = ("a", "b\n#x", "it's", "\u2028'''\\")
