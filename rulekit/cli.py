@@ -20,6 +20,17 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="rulekit: decision trees as rules, Python, SQL and ONNX that agree exactly.")
 
 
+QUIET_HELP = "no progress and no messages on success (errors and findings still print)"
+
+
+def _run(quiet: bool, fn, *args, **kwargs) -> int:
+    """Run a command with progress on stderr (unless quiet or stderr is not a terminal)."""
+    from rulekit import progress
+
+    with progress.reporter(quiet=quiet):
+        return fn(*args, quiet=quiet, **kwargs)
+
+
 class Algorithm(str, Enum):
     id3 = "id3"
     c45 = "c45"
@@ -89,11 +100,11 @@ class ShowFormat(str, Enum):
 
 @app.command()
 def demo(out: Path = typer.Option(Path("rulekit-demo"), "--out", help="directory for the artefacts"),
-         quiet: bool = typer.Option(False, "--quiet", "-q")) -> None:
+         quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """The whole pipeline on a bundled data set, end to end, with embedded SQLite/DuckDB."""
     from rulekit.commands import demo as cmd
 
-    raise typer.Exit(cmd.run(out=out, quiet=quiet))
+    raise typer.Exit(_run(quiet, cmd.run, out=out))
 
 
 @app.command()
@@ -111,16 +122,16 @@ def fit(data: Path = typer.Argument(..., help="CSV with a header row"),
         n_trees: int = typer.Option(100, "--n-trees"),
         seed: int = typer.Option(0, "--seed"),
         output: Path = typer.Option(..., "-o", "--output"),
-        quiet: bool = typer.Option(False, "--quiet", "-q")) -> None:
+        quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Learn a tree or ensemble from DATA."""
     from rulekit.commands import fit as cmd
 
-    raise typer.Exit(cmd.run(data=data, target=target, algorithm=algorithm.value,
-                             task=task.value if task else None, criterion=criterion,
-                             max_depth=max_depth, min_samples_leaf=min_samples_leaf,
-                             prune=prune.value, prune_data=prune_data,
-                             ensemble=ensemble.value if ensemble else None, n_trees=n_trees,
-                             seed=seed, output=output, quiet=quiet))
+    raise typer.Exit(_run(quiet, cmd.run, data=data, target=target, algorithm=algorithm.value,
+                          task=task.value if task else None, criterion=criterion,
+                          max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+                          prune=prune.value, prune_data=prune_data,
+                          ensemble=ensemble.value if ensemble else None, n_trees=n_trees,
+                          seed=seed, output=output))
 
 
 @app.command("import")
@@ -128,29 +139,31 @@ def import_(file: Path = typer.Argument(..., help="a model trained elsewhere"),
             format: Optional[ImportFormat] = typer.Option(None, "--format", help="default: sniffed"),
             allow_pickle: bool = typer.Option(False, "--allow-pickle",
                                               help="load a scikit-learn pickle/joblib (runs its code!)"),
-            output: Path = typer.Option(..., "-o", "--output")) -> None:
+            output: Path = typer.Option(..., "-o", "--output"),
+            quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Convert a scikit-learn, XGBoost or LightGBM model into a rulekit model file."""
     from rulekit.commands import import_model as cmd
 
-    raise typer.Exit(cmd.run(file=file, format=format.value if format else None,
-                             allow_pickle=allow_pickle, output=output))
+    raise typer.Exit(_run(quiet, cmd.run, file=file, format=format.value if format else None,
+                          allow_pickle=allow_pickle, output=output))
 
 
 @app.command()
 def rules(model: Path = typer.Argument(..., help="a rulekit model file"),
           prune_data: Optional[Path] = typer.Option(None, "--prune-data"),
-          prune: Optional[str] = typer.Option(None, "--prune",
-                                              help="pessimistic (default with --prune-data) or reduced-error"),
+          prune: Optional[str] = typer.Option(
+              None, "--prune", help="pessimistic (default with --prune-data) or reduced-error"),
           dnf: bool = typer.Option(False, "--dnf", help="merge into one rule per class"),
           order: Order = typer.Option(Order.first_hit, "--order"),
-          output: Path = typer.Option(..., "-o", "--output")) -> None:
+          output: Path = typer.Option(..., "-o", "--output"),
+          quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Extract, simplify and prune a rule base from a model."""
     from rulekit.commands import rules as cmd
 
     if prune not in (None, "pessimistic", "reduced-error"):
         raise RulekitError(f"--prune must be pessimistic or reduced-error (got {prune!r})")
-    raise typer.Exit(cmd.run(model=model, prune_data=prune_data, dnf=dnf, order=order.value,
-                             output=output, prune=prune))
+    raise typer.Exit(_run(quiet, cmd.run, model=model, prune_data=prune_data, dnf=dnf,
+                          order=order.value, output=output, prune=prune))
 
 
 @app.command()
@@ -163,64 +176,76 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
            dtype: DType = typer.Option(DType.float, "--dtype"),
            opset: str = typer.Option("auto", "--opset",
                                      help="ONNX: auto, 5 (TreeEnsemble) or 3 (legacy TreeEnsemble*)"),
-           output: Path = typer.Option(..., "-o", "--output")) -> None:
+           output: Path = typer.Option(..., "-o", "--output", help="file, or - for stdout"),
+           quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Write a deployable artefact (Python, SQL, ONNX, rules, JSON, dot)."""
     from rulekit.commands import export as cmd
 
     if opset not in ("auto", "5", "3"):
         raise RulekitError(f"--opset must be auto, 5 or 3 (got {opset!r})")
-    raise typer.Exit(cmd.run(source=source, to=to.value, dialect=dialect.value, table=table, key=key,
-                             proba=proba, dtype=dtype.value, output=output,
-                             opset=opset if opset == "auto" else int(opset)))
+    raise typer.Exit(_run(quiet, cmd.run, source=source, to=to.value, dialect=dialect.value, table=table,
+                          key=key, proba=proba, dtype=dtype.value, output=output,
+                          opset=opset if opset == "auto" else int(opset)))
 
 
 @app.command()
 def predict(source: Path = typer.Argument(...), data: Path = typer.Argument(...),
             proba: bool = typer.Option(False, "--proba"),
             explain: bool = typer.Option(False, "--explain"),
-            output: Optional[Path] = typer.Option(None, "-o", "--output")) -> None:
+            output: Optional[Path] = typer.Option(None, "-o", "--output"),
+            quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Score the rows of DATA (CSV out, rows in input order)."""
     from rulekit.commands import predict as cmd
 
-    raise typer.Exit(cmd.run(source=source, data=data, proba=proba, explain=explain, output=output))
+    raise typer.Exit(_run(quiet, cmd.run, source=source, data=data, proba=proba, explain=explain,
+                          output=output))
 
 
 @app.command()
-def check(rules_file: Path = typer.Argument(..., metavar="RULES")) -> None:
+def check(rules_file: Path = typer.Argument(..., metavar="RULES"),
+          quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Validate a rules file: exit 0 when valid, 1 with FILE:LINE:COL messages when not."""
     from rulekit.commands import check as cmd
 
-    raise typer.Exit(cmd.run(rules_file))
+    raise typer.Exit(_run(quiet, cmd.run, rules_file))
 
 
 @app.command()
 def fmt(rules_file: Path = typer.Argument(..., metavar="RULES"),
-        check_only: bool = typer.Option(False, "--check", help="exit 1 if it would change")) -> None:
+        check_only: bool = typer.Option(False, "--check", help="exit 1 if it would change"),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Rewrite a rules file in canonical form."""
     from rulekit.commands import fmt as cmd
 
-    raise typer.Exit(cmd.run(rules_file, check=check_only))
+    raise typer.Exit(_run(quiet, cmd.run, rules_file, check=check_only))
 
 
 @app.command()
 def verify(source: Path = typer.Argument(...), data: Path = typer.Argument(...),
-           backends: Optional[str] = typer.Option(None, "--backends",
-                                                  help="comma list: python,sqlite,duckdb,postgres,mysql,onnx"),
-           quiet: bool = typer.Option(False, "--quiet", "-q")) -> None:
+           backends: Optional[str] = typer.Option(
+               None, "--backends",
+               help="comma list: python,python-batch,sqlite,duckdb,postgres,mysql,onnx,onnx-double"),
+           all_rows: bool = typer.Option(
+               False, "--all-rows",
+               help="run the Python per-row functions on every data row too (default: every probe "
+                    "row and a sample of 2,000 data rows; python-batch always scores every row)"),
+           quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Run every backend on DATA and report disagreements with the source (exit 1 on any)."""
     from rulekit.commands import verify as cmd
 
-    raise typer.Exit(cmd.run(source=source, data=data, backends=backends, quiet=quiet))
+    raise typer.Exit(_run(quiet, cmd.run, source=source, data=data, backends=backends,
+                          all_rows=all_rows))
 
 
 @app.command()
 def show(source: Path = typer.Argument(...),
          format: ShowFormat = typer.Option(ShowFormat.text, "--format"),
-         output: Optional[Path] = typer.Option(None, "-o", "--output")) -> None:
+         output: Optional[Path] = typer.Option(None, "-o", "--output"),
+         quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """A human view of a model or rule base."""
     from rulekit.commands import show as cmd
 
-    raise typer.Exit(cmd.run(source=source, format=format.value, output=output))
+    raise typer.Exit(_run(quiet, cmd.run, source=source, format=format.value, output=output))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -11,24 +11,28 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rulekit import dsl
+from rulekit import dsl, progress
 from rulekit.dsl import lint
 from rulekit.errors import RulekitError
 from rulekit.fileio import read_text
 
 
-def run(rules_file: str | Path, *, strict: bool = False) -> int:
+def run(rules_file: str | Path, *, strict: bool = False, quiet: bool = False) -> int:
+    """With ``quiet`` a valid file prints nothing (warnings too); errors always print."""
     try:
         text = read_text(rules_file)
     except RulekitError as err:
         print(f"rulekit: {err}", file=sys.stderr)
         return 2
-    parsed = dsl.parse(text, file=str(rules_file))
-    found = list(parsed.errors) or lint.diagnostics(parsed)
-    for d in found:
-        print(d.render())
+    with progress.phase(f"checking {rules_file}"):
+        parsed = dsl.parse(text, file=str(rules_file))
+        found = list(parsed.errors) or lint.diagnostics(parsed)
     n_err = sum(d.severity == "error" for d in found)
     n_warn = len(found) - n_err
+    if quiet and not n_err and not (strict and n_warn):
+        return 0
+    for d in found:
+        print(d.render())
     if n_err:
         print(f"{rules_file}: {n_err} error{'s' * (n_err != 1)}")
         return 1

@@ -17,7 +17,7 @@ import numpy as np
 from rulekit.errors import RulekitError
 from rulekit.fileio import write_atomic
 
-BACKENDS = ["python", "sqlite", "duckdb", "onnx", "onnx-double"]
+BACKENDS = ["python", "python-batch", "sqlite", "duckdb", "onnx", "onnx-double"]
 
 
 def _dataset():
@@ -47,7 +47,7 @@ def run(*, out: Path, quiet: bool) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from rulekit import dsl, export
+    from rulekit import dsl, export, progress
     from rulekit.commands.verify import probe_table, verify
     from rulekit.learners import CARTClassifier
     from rulekit.rules import to_rules
@@ -58,10 +58,7 @@ def run(*, out: Path, quiet: bool) -> int:
     steps: list[tuple[str, str]] = []
     t_start = time.perf_counter()
 
-    def step(msg: str):
-        return console.status(f"[bold]{msg}…", spinner="dots") if not quiet else _NullStatus()
-
-    with step("loading breast-cancer data"):
+    with progress.phase("loading breast-cancer data"):
         X, y, names = _dataset()
         rng = np.random.default_rng(0)
         X = X.copy()
@@ -69,7 +66,7 @@ def run(*, out: Path, quiet: bool) -> int:
         _write_csv(out / "data.csv", names, X, y)
         steps.append(("data", str(out / "data.csv")))
 
-    with step("learning a CART tree"):
+    with progress.phase("learning a CART tree"):
         import pandas as pd
 
         frame = pd.DataFrame(X, columns=names)
@@ -80,13 +77,13 @@ def run(*, out: Path, quiet: bool) -> int:
         tree_acc = float(np.mean(model.predict(frame) == y))
         steps.append(("model (JSON)", str(out / "model.json")))
 
-    with step("extracting and pruning rules"):
+    with progress.phase("extracting and pruning rules"):
         rb = to_rules(model, prune="pessimistic", prune_data=(frame, y), name="breast_cancer")
         write_atomic(out / "model.rules", dsl.dumps(rb))
         rules_acc = float(np.mean(np.asarray(rb.predict(frame), dtype=object) == y))
         steps.append(("rules (edit me)", str(out / "model.rules")))
 
-    with step("exporting Python, SQL and ONNX"):
+    with progress.phase("exporting Python, SQL and ONNX"):
         write_atomic(out / "model.py", export.to_python(model))
         for dialect in ("sqlite", "duckdb", "postgres"):
             write_atomic(out / f"model.{dialect}.sql",
@@ -97,7 +94,7 @@ def run(*, out: Path, quiet: bool) -> int:
                   ("SQL (SQLite / DuckDB / PostgreSQL)", str(out / "model.sqlite.sql")),
                   ("ONNX", str(out / "model.onnx"))]
 
-    with step("running every artefact in its runtime and comparing"):
+    with progress.phase("running every artefact in its runtime and comparing"):
         table = probe_table(model, from_data(frame, model.features))
         model_reports = verify(model, table, BACKENDS)
         rules_table = probe_table(rb, from_data(frame, rb.features))
@@ -142,11 +139,3 @@ def _literals(cond) -> int:
         else:
             n += 1
     return n
-
-
-class _NullStatus:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from rulekit import progress
 from rulekit.errors import DataError, RulekitError
 from rulekit.fileio import write_atomic
 from rulekit.ir.data import read_csv
@@ -96,8 +97,9 @@ def _target(values: list[Any], task: str) -> np.ndarray:
     return np.array([str(v) for v in values], dtype=object)
 
 
-def _split(path: Path, target: str, task: str | None):
-    columns = _read_table(path)
+def _split(path: Path, target: str, task: str | None, quiet: bool = False):
+    with progress.phase(f"reading {path}"):
+        columns = _read_table(path)
     if target not in columns:
         raise DataError(f"{path}: no column {target!r} (columns: {', '.join(columns)})")
     y_raw = columns.pop(target)
@@ -107,7 +109,7 @@ def _split(path: Path, target: str, task: str | None):
     if not keep:
         raise DataError(f"{path}: the target column {target!r} is empty")
     dropped = len(y_raw) - len(keep)
-    if dropped:
+    if dropped and not quiet:
         print(f"rulekit: note: {dropped} row(s) without a {target!r} value left out", file=sys.stderr)
         columns = {k: [v[i] for i in keep] for k, v in columns.items()}
         y_raw = [y_raw[i] for i in keep]
@@ -164,7 +166,7 @@ def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion:
         ensemble: str | None, n_trees: int, seed: int, output: Path, quiet: bool) -> int:
     from rulekit.ir.modelfile import dumps_model  # noqa: PLC0415
 
-    X, y, task = _split(data, target, task)
+    X, y, task = _split(data, target, task, quiet)
     est = make_estimator(algorithm=algorithm, task=task, criterion=criterion, max_depth=max_depth,
                          min_samples_leaf=min_samples_leaf, prune=prune, ensemble=ensemble,
                          n_trees=n_trees, seed=seed)
@@ -172,41 +174,32 @@ def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion:
     if prune_data is not None:
         if prune not in ("reduced-error", "cost-complexity"):
             raise RulekitError("--prune-data needs --prune reduced-error or cost-complexity")
-        Xp, yp, _ = _split(prune_data, target, task)
+        Xp, yp, _ = _split(prune_data, target, task, quiet)
         missing = [c for c in X.columns if c not in Xp.columns]
         if missing:
             raise DataError(f"{prune_data}: no column {missing[0]!r}")
         fit_kw = {"X_prune": Xp[list(X.columns)], "y_prune": yp}
     try:
-        if ensemble is not None and not quiet:
-            _fit_with_progress(est, X, y)
+        if ensemble is not None:
+            n = est.n_estimators
+            with progress.bar(f"growing {n:,} {algorithm} trees", total=n) as bar:
+                est.fit(X, y, progress=lambda done, total: bar.update(done), **fit_kw)
         else:
-            est.fit(X, y, **fit_kw)
+            with progress.phase(f"learning a {algorithm} tree on {len(X):,} rows"):
+                est.fit(X, y, **fit_kw)
     except RulekitError:
         raise
     except (ValueError, TypeError) as err:
         raise RulekitError(f"{data}: {err}") from None
-    model = est.model_
-    write_atomic(output, dumps_model(model))
+    with progress.phase(f"writing {output}"):
+        model = est.model_
+        write_atomic(output, dumps_model(model))
     if not quiet:
-        score = est.score(X, y)
+        with progress.phase("scoring the training data"):
+            score = est.score(X, y)
         what = "accuracy" if task == "classification" else "R^2"
         shape = f"{len(model.trees)} trees" if len(model.trees) > 1 else \
             f"depth {est.get_depth()}, {est.get_n_leaves()} leaves"
         print(f"wrote {output}: {type(est).__name__} ({task}, {shape}), training {what} {score:.4f}")
     return 0
 
-
-def _fit_with_progress(est, X, y) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: PLC0415
-
-    with Progress(TextColumn("growing trees"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  transient=True, console=_stderr_console()) as bar:
-        task = bar.add_task("fit", total=est.n_estimators)
-        est.fit(X, y, progress=lambda done, total: bar.update(task, completed=done))
-
-
-def _stderr_console():
-    from rich.console import Console  # noqa: PLC0415
-
-    return Console(stderr=True)

@@ -11,18 +11,20 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rulekit import dsl
+from rulekit import dsl, progress
 from rulekit.errors import RulekitError
 from rulekit.fileio import read_text, write_atomic
 
 
-def run(rules_file: str | Path, check: bool = False) -> int:
+def run(rules_file: str | Path, check: bool = False, *, quiet: bool = False) -> int:
     try:
-        text = read_text(rules_file)
+        with progress.phase(f"reading {rules_file}"):
+            text = read_text(rules_file)
     except RulekitError as err:
         print(f"rulekit: {err}", file=sys.stderr)
         return 2
-    parsed = dsl.parse(text, file=str(rules_file))
+    with progress.phase(f"parsing {rules_file}"):
+        parsed = dsl.parse(text, file=str(rules_file))
     if parsed.errors:
         for d in parsed.errors:
             print(d.render(), file=sys.stderr)
@@ -43,5 +45,6 @@ def run(rules_file: str | Path, check: bool = False) -> int:
     except (OSError, RulekitError) as err:
         print(f"rulekit: cannot write {rules_file}: {err}", file=sys.stderr)
         return 2
-    print(f"reformatted {rules_file}")
+    if not quiet:
+        print(f"reformatted {rules_file}")
     return 0

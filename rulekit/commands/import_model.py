@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rulekit import progress
+from rulekit.commands.source import describe
 from rulekit.errors import RulekitError
 from rulekit.fileio import write_atomic
 
@@ -52,12 +54,14 @@ def load_foreign(file: Path, format: str | None, allow_pickle: bool):
     raise RulekitError(f"unknown import format {fmt!r}")
 
 
-def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path) -> int:
+def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, quiet: bool = False) -> int:
     from rulekit.ir.modelfile import dumps_model
     from rulekit.util import gc_paused
 
-    with gc_paused():
+    with progress.phase(f"converting {file}"), gc_paused():
         model = load_foreign(file, format, allow_pickle)
-    write_atomic(output, dumps_model(model))
-    print(f"wrote {output}: {model!r}")
+    with progress.phase(f"writing {output} ({describe(model)})"):
+        write_atomic(output, dumps_model(model))
+    if not quiet:
+        print(f"wrote {output}: {model!r}")
     return 0

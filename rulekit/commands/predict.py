@@ -1,4 +1,8 @@
-"""`rulekit predict`: score a CSV with a model or rules file; CSV out in input order."""
+"""`rulekit predict`: score a CSV with a model or rules file; CSV out in input order.
+
+Rows are scored in chunks so that a progress bar can count them; every row is scored on its own,
+so chunking never changes a result.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +13,14 @@ from pathlib import Path
 
 import numpy as np
 
-from rulekit.commands.source import load_source
+from rulekit import progress
+from rulekit.commands.source import describe, load_source
 from rulekit.errors import RulekitError
 from rulekit.fileio import write_atomic
 from rulekit.ir.data import read_csv
 from rulekit.ir.model import Model
+
+CHUNK_ROWS = 50_000
 
 
 def format_value(v) -> str:
@@ -25,34 +32,55 @@ def format_value(v) -> str:
     return str(v)
 
 
-def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | None) -> int:
+def _n_rows(columns: dict[str, list[str]]) -> int:
+    return len(next(iter(columns.values()))) if columns else 0
+
+
+def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | None,
+        quiet: bool = False) -> int:
+    """``quiet`` silences progress only: the CSV is the output."""
     obj = load_source(source)
-    columns = read_csv(data)
+    with progress.phase(f"reading {data}"):
+        columns = read_csv(data)
     if obj.task != "classification" and proba:
         raise RulekitError("--proba needs a classifier; this model is a regressor")
-    pred = obj.predict(columns)
-    header = ["prediction"]
-    cols = [[format_value(v) for v in pred]]
-    if proba:
-        P = obj.predict_proba(columns)
-        for k, label in enumerate(obj.classes):
-            header.append(f"proba:{label}")
-            cols.append([format_value(p) for p in P[:, k]])
+    explainer = None
     if explain:
         if isinstance(obj, Model):
             from rulekit.rules import to_rules
 
-            texts = to_rules(obj, simplify=False).explain(columns)
+            with progress.phase(f"extracting the rules of {describe(obj)} for --explain"):
+                explainer = to_rules(obj, simplify=False)
         else:
-            texts = obj.explain(columns)
+            explainer = obj
+    header = ["prediction"]
+    if proba:
+        header += [f"proba:{label}" for label in obj.classes]
+    if explain:
         header.append("explanation")
-        cols.append([str(t) for t in texts])
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
-    w.writerows(zip(*cols))
+    n = _n_rows(columns)
+    with progress.bar(f"scoring with {describe(obj)}", total=n) as bar:
+        for lo in range(0, max(n, 1), CHUNK_ROWS):  # a header-only file is checked too
+            chunk = {k: v[lo:lo + CHUNK_ROWS] for k, v in columns.items()}
+            w.writerows(zip(*_score(obj, chunk, proba, explainer)))
+            bar.advance(min(CHUNK_ROWS, n - lo))
     if output is None:
         sys.stdout.write(buf.getvalue())
     else:
-        write_atomic(output, buf.getvalue())
+        with progress.phase(f"writing {output}"):
+            write_atomic(output, buf.getvalue())
     return 0
+
+
+def _score(obj, columns, proba: bool, explainer) -> list[list[str]]:
+    """The output columns (as text) for one chunk of rows."""
+    cols = [[format_value(v) for v in obj.predict(columns)]]
+    if proba:
+        P = obj.predict_proba(columns)
+        cols += [[format_value(p) for p in P[:, k]] for k in range(len(obj.classes))]
+    if explainer is not None:
+        cols.append([str(t) for t in explainer.explain(columns)])
+    return cols

@@ -5,13 +5,25 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rulekit.commands.source import load_source
+from rulekit import progress
+from rulekit.commands.source import describe, load_source
 from rulekit.fileio import write_atomic
 from rulekit.ir.model import Model
 
 
-def run(*, source: Path, format: str, output: Path | None) -> int:
+def run(*, source: Path, format: str, output: Path | None, quiet: bool = False) -> int:
+    """The picture goes to ``output`` or stdout; ``quiet`` has nothing else to silence."""
     obj = load_source(source)
+    with progress.phase(f"drawing {describe(obj)} as {format}"):
+        text = _draw(obj, format)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        write_atomic(output, text)
+    return 0
+
+
+def _draw(obj, format: str) -> str:
     from rulekit import render
 
     if isinstance(obj, Model):
@@ -40,8 +52,4 @@ def run(*, source: Path, format: str, output: Path | None) -> int:
             text = rule_pictures.rules_mermaid(obj)
         else:
             text = rule_pictures.rules_svg(obj)
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        write_atomic(output, text)
-    return 0
+    return text

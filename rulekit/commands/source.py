@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Union
 
+from rulekit import progress
 from rulekit.fileio import read_text, sniff_source
 from rulekit.ir.model import Model
 from rulekit.rules.base import RuleBase
@@ -13,11 +14,21 @@ Source = Union[Model, RuleBase]
 
 
 def load_source(path: str | Path) -> Source:
-    text = read_text(path)
-    if sniff_source(text) == "model":
-        from rulekit.ir.modelfile import loads_model
+    with progress.phase(f"reading {path}"):
+        text = read_text(path)
+        if sniff_source(text) == "model":
+            from rulekit.ir.modelfile import loads_model
 
-        return loads_model(text, file=str(path))
-    from rulekit import dsl
+            return loads_model(text, file=str(path))
+        from rulekit import dsl
 
-    return dsl.loads(text, file=str(path))
+        return dsl.loads(text, file=str(path))
+
+
+def describe(obj: Source) -> str:
+    """'a tree', '100 trees' or '12 rules': what progress lines call a source."""
+    if isinstance(obj, Model):
+        n = len(obj.trees)
+        return "a tree" if n == 1 else f"{n:,} trees"
+    n = len(obj.rules)
+    return f"{n:,} rule{'s' * (n != 1)}"

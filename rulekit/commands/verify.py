@@ -5,6 +5,11 @@ The reference is the source itself: a model's IR evaluation (exact against its l
 importer parity tests prove) or the rule engine for a rules file. Tolerances: labels identical;
 probabilities/values within 1e-12, or 1e-6 for ONNX float32 input, which is compared against the
 source evaluated on the same float32-rounded data.
+
+Every row goes through every backend, with one exception that keeps verify fast on big data: the
+Python module's per-row functions (``python``) see every probe row but only a seeded sample of
+``PER_ROW_SAMPLE`` data rows, while its batch functions (``python-batch``) see every row.
+``all_rows=True`` (``--all-rows``) runs the per-row functions on every row too.
 """
 
 from __future__ import annotations
@@ -12,17 +17,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import time
+
 import numpy as np
 
-from rulekit import runtimes
+from rulekit import progress, runtimes
 from rulekit.commands.source import load_source
 from rulekit.errors import NotBuiltError, RulekitError
 from rulekit.ir.data import read_csv, to_matrix
 from rulekit.probe import probe_matrix, source_thresholds
 from rulekit.table import Table, from_matrix, n_rows
 
-DEFAULT_BACKENDS = ("python", "sqlite", "duckdb", "postgres", "mysql", "onnx", "onnx-double")
+DEFAULT_BACKENDS = ("python", "python-batch", "sqlite", "duckdb", "postgres", "mysql", "onnx",
+                    "onnx-double")
 FLOAT32_BACKENDS = {"onnx"}
+PER_ROW_BACKENDS = {"python"}  # row-at-a-time interfaces: probe rows + a sample of the data rows
+PER_ROW_SAMPLE = 2_000
 
 
 @dataclass
@@ -31,8 +41,9 @@ class Report:
     rows: int
     label_mismatches: int
     max_diff: float
-    seconds: float
+    seconds: float  # scoring only
     status: str  # "ok", "DISAGREES", "skipped: …", "failed: …"
+    total_seconds: float = 0.0  # export, loading and scoring
 
     @property
     def ok(self) -> bool:
@@ -94,65 +105,109 @@ def compare(obj, expected_pred, expected_proba, outcome: runtimes.Outcome, tol: 
     return bad, float(np.nan_to_num(rel, nan=0.0).max()) if rel.size else 0.0
 
 
-def verify(obj, table: Table, backends: list[str], *, explicit: bool = False) -> list[Report]:
+def per_row_rows(n_total: int, n_data: int | None, sample: int = PER_ROW_SAMPLE) -> np.ndarray | None:
+    """Rows for the per-row backends: every probe row (they follow the ``n_data`` data rows) and a
+    seeded sample of ``sample`` data rows; None (all rows) when there is nothing to leave out."""
+    if n_data is None or n_data <= sample:
+        return None
+    picked = np.sort(np.random.default_rng(0).choice(n_data, size=sample, replace=False))
+    return np.concatenate([picked, np.arange(n_data, n_total)])
+
+
+def _take(table: Table, rows: np.ndarray) -> Table:
+    return {k: v[rows] for k, v in table.items()}
+
+
+def _pick(values, rows: np.ndarray | None):
+    return values if rows is None or values is None else np.asarray(values)[rows]
+
+
+def verify(obj, table: Table, backends: list[str], *, explicit: bool = False,
+           n_data: int | None = None) -> list[Report]:
+    """Run ``backends`` on ``table`` and compare each with the source. ``n_data``: how many leading
+    rows are the user's data (the rest are probes); when given, per-row backends see every probe
+    row and a sample of the data rows (:func:`per_row_rows`); None: every backend sees every row."""
+    with progress.phase(f"scoring {n_rows(table):,} rows with the source"):
+        expected = {False: _reference(obj, table)}
+    subset = per_row_rows(n_rows(table), n_data)
     reports = []
-    ref = (obj.predict(table), obj.predict_proba(table) if obj.task == "classification" else None)
-    ref32 = None
-    for name in backends:
-        run = runtimes.runner(name)
-        tol = 1e-6 if name in FLOAT32_BACKENDS else 1e-12
-        try:
-            outcome = run(obj, table)
-        except runtimes.Unavailable as why:
-            if explicit:
-                raise RulekitError(f"backend {name}: {why}") from None
-            reports.append(Report(name, 0, 0, 0.0, 0.0, f"skipped: {why}"))
-            continue
-        except NotBuiltError as err:
-            reports.append(Report(name, 0, 0, 0.0, 0.0, f"skipped: {err}"))
-            continue
-        except RulekitError as err:
-            reports.append(Report(name, 0, 0, 0.0, 0.0, f"failed: {err}"))
-            continue
-        except Exception as err:  # noqa: BLE001 - a runtime error is a finding, not a crash
-            reports.append(Report(name, 0, 0, 0.0, 0.0, f"failed: {type(err).__name__}: {err}"))
-            continue
-        if name in FLOAT32_BACKENDS:
-            if ref32 is None:
-                t32 = _float32_table(obj, table)
-                ref32 = (obj.predict(t32), obj.predict_proba(t32) if obj.task == "classification" else None)
-            expected = ref32
-        else:
-            expected = ref
-        mism, diff = compare(obj, expected[0], expected[1], outcome, tol)
-        status = "ok" if mism == 0 and diff <= tol else "DISAGREES"
-        reports.append(Report(name, len(outcome.prediction), mism, diff, outcome.seconds, status))
+    with progress.bar("verifying", total=len(backends)) as bar:
+        for name in backends:
+            float32 = name in FLOAT32_BACKENDS
+            if float32 and True not in expected:
+                with progress.phase("scoring float32-rounded rows with the source"):
+                    expected[True] = _reference(obj, _float32_table(obj, table))
+            rows = subset if name in PER_ROW_BACKENDS else None
+            progress.note(f"verifying: {name}")
+            reports.append(_check_backend(obj, table, name, expected[float32], rows, explicit))
+            bar.advance()
     return reports
 
 
-def print_reports(reports: list[Report], n: int, quiet: bool) -> None:
+def _reference(obj, table: Table) -> tuple:
+    return obj.predict(table), obj.predict_proba(table) if obj.task == "classification" else None
+
+
+def _check_backend(obj, table: Table, name: str, expected: tuple, rows: np.ndarray | None,
+                   explicit: bool) -> Report:
+    """One backend on ``table`` (or its ``rows``) against ``expected``; failures become reports."""
+    run = runtimes.runner(name)
+    tol = 1e-6 if name in FLOAT32_BACKENDS else 1e-12
+    t0 = time.perf_counter()
+    try:
+        outcome = run(obj, table if rows is None else _take(table, rows))
+    except runtimes.Unavailable as why:
+        if explicit:
+            raise RulekitError(f"backend {name}: {why}") from None
+        return Report(name, 0, 0, 0.0, 0.0, f"skipped: {why}")
+    except NotBuiltError as err:
+        return Report(name, 0, 0, 0.0, 0.0, f"skipped: {err}")
+    except RulekitError as err:
+        return Report(name, 0, 0, 0.0, 0.0, f"failed: {err}")
+    except Exception as err:  # noqa: BLE001 - a runtime error is a finding, not a crash
+        return Report(name, 0, 0, 0.0, 0.0, f"failed: {type(err).__name__}: {err}")
+    total = time.perf_counter() - t0
+    mism, diff = compare(obj, _pick(expected[0], rows), _pick(expected[1], rows), outcome, tol)
+    status = "ok" if mism == 0 and diff <= tol else "DISAGREES"
+    return Report(name, len(outcome.prediction), mism, diff, outcome.seconds, status, total)
+
+
+def print_reports(reports: list[Report], n: int, quiet: bool, n_data: int | None = None) -> None:
+    """The table of backends on stdout (with ``quiet``, only when something is wrong)."""
     from rich.console import Console
     from rich.table import Table as RichTable
 
+    if quiet and all(r.ok for r in reports):
+        return
     console = Console(stderr=False, highlight=False)
-    t = RichTable(title=f"rulekit verify: {n} rows (data + threshold and missing-value probes)")
-    for col in ("backend", "rows", "label mismatches", "max |Δ|", "time (s)", "status"):
-        t.add_column(col)
+    t = RichTable(title=f"rulekit verify: {n:,} rows (data + threshold and missing-value probes)")
+    t.add_column("backend", no_wrap=True)
+    for col in ("rows", "wrong labels", "max |Δ|", "score s", "total s"):
+        t.add_column(col, justify="right", no_wrap=True)
+    t.add_column("status")
     for r in reports:
         style = "green" if r.status == "ok" else ("yellow" if r.status.startswith("skipped") else "red")
-        t.add_row(r.backend, str(r.rows), str(r.label_mismatches), f"{r.max_diff:.3g}", f"{r.seconds:.3f}",
-                  f"[{style}]{r.status}[/{style}]")
-    if not quiet or any(not r.ok for r in reports):
-        console.print(t)
+        t.add_row(r.backend, f"{r.rows:,}", str(r.label_mismatches), f"{r.max_diff:.3g}", f"{r.seconds:.3f}",
+                  f"{r.total_seconds:.3f}", f"[{style}]{r.status}[/{style}]")
+    console.print(t)
+    sampled = [r.backend for r in reports if r.backend in PER_ROW_BACKENDS and 0 < r.rows < n]
+    if sampled and n_data is not None:
+        console.print(f"{', '.join(sampled)}: the per-row functions ran on every probe row and "
+                      f"{PER_ROW_SAMPLE:,} of the {n_data:,} data rows (python-batch ran on all of them; "
+                      f"--all-rows runs the per-row functions on every row)")
 
 
-def run(*, source: Path, data: Path, backends: str | None, quiet: bool) -> int:
+def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows: bool = False) -> int:
     obj = load_source(source)
-    columns = read_csv(data)
-    table = probe_table(obj, from_matrix(obj.features, to_matrix(columns, obj.features)))
+    with progress.phase(f"reading {data}"):
+        columns = read_csv(data)
+        base = from_matrix(obj.features, to_matrix(columns, obj.features))
+    with progress.phase("making threshold and missing-value probe rows"):
+        table = probe_table(obj, base)
     names = [b.strip() for b in backends.split(",") if b.strip()] if backends else list(DEFAULT_BACKENDS)
     for name in names:
         runtimes.runner(name)  # unknown names fail before any work
-    reports = verify(obj, table, names, explicit=backends is not None)
-    print_reports(reports, n_rows(table), quiet)
+    n_data = None if all_rows else n_rows(base)
+    reports = verify(obj, table, names, explicit=backends is not None, n_data=n_data)
+    print_reports(reports, n_rows(table), quiet, n_data)
     return 0 if all(r.ok for r in reports) else 1
