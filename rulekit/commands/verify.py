@@ -105,9 +105,11 @@ def compare(obj, expected_pred, expected_proba, outcome: runtimes.Outcome, tol: 
     return bad, float(np.nan_to_num(rel, nan=0.0).max()) if rel.size else 0.0
 
 
-def per_row_rows(n_total: int, n_data: int | None, sample: int = PER_ROW_SAMPLE) -> np.ndarray | None:
+def per_row_rows(n_total: int, n_data: int | None, sample: int | None = None) -> np.ndarray | None:
     """Rows for the per-row backends: every probe row (they follow the ``n_data`` data rows) and a
-    seeded sample of ``sample`` data rows; None (all rows) when there is nothing to leave out."""
+    seeded sample of ``sample`` (default PER_ROW_SAMPLE) data rows; None (all rows) when there is
+    nothing to leave out."""
+    sample = PER_ROW_SAMPLE if sample is None else sample
     if n_data is None or n_data <= sample:
         return None
     picked = np.sort(np.random.default_rng(0).choice(n_data, size=sample, replace=False))
