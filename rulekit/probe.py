@@ -34,29 +34,48 @@ def model_thresholds(model: Model) -> list[tuple[int, float]]:
     return list(seen)
 
 
+def boundary_values(thresholds: Iterable[tuple[int, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """(feature index, value) arrays: :func:`threshold_values` of every threshold, in order,
+    computed for all thresholds at once (a big forest has tens of thousands)."""
+    pairs = list(thresholds)
+    feats = np.asarray([f for f, _ in pairs], dtype=np.int64)
+    ts = np.asarray([t for _, t in pairs], dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        f32 = ts.astype(np.float32)
+        up32 = np.nextafter(f32, np.float32(np.inf))
+        down32 = np.nextafter(f32, np.float32(-np.inf))
+    cand = np.column_stack([ts, np.nextafter(ts, np.inf), np.nextafter(ts, -np.inf),
+                            f32.astype(np.float64), up32.astype(np.float64), down32.astype(np.float64)])
+    added = np.ones(cand.shape, dtype=bool)
+    added[~np.isfinite(ts), 1:] = False  # as in threshold_values: neighbours of finite values only
+    added[~np.isfinite(f32), 3:] = False
+    keep = added & np.isfinite(cand)
+    for j in range(1, cand.shape[1]):  # drop repeats of an earlier value of the same threshold
+        for i in range(j):
+            keep[:, j] &= ~(added[:, i] & (cand[:, j] == cand[:, i]))
+    return np.repeat(feats, keep.sum(axis=1)), cand[keep]
+
+
 def probe_matrix(base: np.ndarray, thresholds: Iterable[tuple[int, float]], *, n_missing: int = 200,
                  max_rows: int = 50_000, seed: int = 0) -> np.ndarray:
     """Rows derived from ``base`` (a float64 matrix of real rows): for each threshold one row per
     boundary value with that feature set to it, plus rows with random cells set to NaN."""
     rng = np.random.default_rng(seed)
     base = np.asarray(base, dtype=np.float64)
-    rows = []
-    for f, t in thresholds:
-        for v in threshold_values(t):
-            r = base[rng.integers(len(base))].copy()
-            r[f] = v
-            rows.append(r)
-    if len(rows) > max_rows:
-        idx = rng.choice(len(rows), size=max_rows, replace=False)
-        rows = [rows[i] for i in sorted(idx)]
+    feats, vals = boundary_values(thresholds)
+    n = len(vals)
+    rows = base[rng.integers(len(base), size=n)] if n else np.empty((0, base.shape[1]))
+    rows[np.arange(n), feats] = vals
+    if n > max_rows:
+        rows = rows[np.sort(rng.choice(n, size=max_rows, replace=False))]
+    missing = []
     for _ in range(n_missing):
         r = base[rng.integers(len(base))].copy()
         k = rng.integers(1, max(2, base.shape[1] // 2) + 1)
         r[rng.choice(base.shape[1], size=min(k, base.shape[1]), replace=False)] = np.nan
-        rows.append(r)
-    all_missing = np.full(base.shape[1], np.nan)
-    rows.append(all_missing)
-    return np.vstack([base] + [np.asarray(rows)]) if rows else base.copy()
+        missing.append(r)
+    missing.append(np.full(base.shape[1], np.nan))
+    return np.vstack([base, rows, np.asarray(missing)])
 
 
 def probe_rows(model: Model, base: np.ndarray, **kwargs) -> np.ndarray:
