@@ -20,7 +20,7 @@ import numpy as np
 
 from rulekit import progress
 from rulekit.errors import RulekitError
-from rulekit.table import Table, n_rows, records
+from rulekit.table import Table, n_rows
 
 PROBA_PREFIX = "proba:"
 
@@ -64,10 +64,32 @@ def _exported_module(obj) -> types.ModuleType:
     return _last_module[1]
 
 
+def _python_rows(module, data: Table) -> list:
+    """Rows in both forms the module takes, alternating: a dict by name with None for missing,
+    then a list in FEATURES order with NaN for a missing number (the no-conversion fast path)."""
+    names = list(module.FEATURES)
+    cols = []
+    for name in names:
+        values = data[name]
+        if values.dtype != object:
+            cols.append(values.astype(np.float64).tolist())
+        else:
+            cols.append([v.item() if isinstance(v, np.generic) else v for v in values.tolist()])
+    rows: list = []
+    for i, seq in enumerate(zip(*cols)):
+        if i % 2:
+            rows.append(list(seq))
+        else:
+            rows.append({n: None if v is None or (isinstance(v, float) and v != v) else v
+                         for n, v in zip(names, seq)})
+    return rows
+
+
 def run_python(obj, data) -> Outcome:
-    """The module's per-row ``predict(row)`` and ``predict_proba(row)`` on every row (dict rows)."""
+    """The module's per-row ``predict(row)`` and ``predict_proba(row)`` on every row, rows given
+    alternately as dicts and as sequences (:func:`_python_rows`)."""
     module = _exported_module(obj)
-    rows = records(data, list(module.FEATURES))
+    rows = _python_rows(module, data)
     classification = obj.task == "classification"
     pred, proba = [], []
     t0 = time.perf_counter()

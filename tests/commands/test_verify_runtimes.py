@@ -160,3 +160,18 @@ def test_python_batch_on_regression_and_rules():
             reports = V.verify(obj, table, ["python", "python-batch"])
             assert [r.status for r in reports] == ["ok", "ok"], (name, reports)
             assert reports[1].rows == n_rows(table)
+
+
+def test_per_row_python_gets_dict_rows_and_sequence_rows():
+    model, data = zoo.get("xgboost_binary_nan_hostile")
+    table = V.probe_table(model, from_data(data.head(30), model.features))
+    module = runtimes._exported_module(model)
+    rows = runtimes._python_rows(module, table)
+    assert len(rows) == n_rows(table)
+    dicts, seqs = rows[0::2], rows[1::2]
+    assert all(isinstance(r, dict) for r in dicts) and all(isinstance(r, list) for r in seqs)
+    assert any(None in r.values() for r in dicts)  # missing as None in a mapping
+    assert any(any(v != v for v in r) for r in seqs)  # missing as NaN in a sequence (the fast path)
+    out = runtimes.run_python(model, table)
+    assert list(out.prediction) == list(model.predict(table))
+    assert np.array_equal(out.proba, model.predict_proba(table))
