@@ -237,7 +237,7 @@ class _Writer:
         var = "row" if self.trusting else "x"
         access = (lambda f: f"x{f}") if self.checked else (lambda f: f"{var}[{f}]")
         out = []
-        layout = Layout(t, NEST_LIMIT, 1 if self.checked else 7, bind=not self.checked)
+        layout = Layout(t, NEST_LIMIT, 1 if self.checked else 7)
         variants = [("predict", "label" if self.cls else "value")]
         if self.cls:
             variants.append(("predict_proba", "proba"))

@@ -2,16 +2,17 @@
 
 Plain form (ensembles, which accumulate): ``if test: first else: second`` for every split.
 
-Single-tree form (every leaf returns), see :class:`Layout`: two tricks that matter on CPython 3.11,
-where a float comparison is only specialized (~4x cheaper) when its conditional jump follows it
-directly:
+Single-tree form (every leaf returns), see :class:`Layout`. On CPython 3.11 a float comparison is
+only specialized (~4x cheaper) when its conditional jump follows it directly, and a jump over more
+than 255 code units needs an ``EXTENDED_ARG`` prefix in between, which leaves the comparison
+generic. So the short branch goes first (the test negated when needed, NaN still routed by the
+source), and a split whose branches are both long is written ``while True: if test: break``, the
+second branch, then the first branch after the loop: the conditional jump only skips the ``break``.
+The lighter branch (fewer training rows, else fewer leaves) is the one reached by the ``break``.
 
-* a jump over more than 255 code units needs an ``EXTENDED_ARG`` prefix, which leaves the comparison
-  generic; so a split whose first branch is long is written ``while True: if test: break``, the
-  second branch, and the first branch after the loop: the conditional jump only skips the ``break``.
-  The lighter branch (fewer training rows, else fewer leaves) is the one reached by the ``break``.
-* a feature tested again below a split is bound to a local there (``(x3 := row[3]) <= b``) when most
-  of the split's rows meet that second test, so the later tests skip the subscript.
+Measured and left out: binding re-tested features to locals (``:=``) or unpacking the row saves
+instructions but mixes the opcodes that follow a data-dependent jump, which costs more in
+mispredicted dispatch than it saves (bench/bench_python.py, random rows).
 """
 
 from __future__ import annotations
@@ -23,22 +24,17 @@ from .text import INDENT, num, nums
 
 SHORT_JUMP = 240  # code units a conditional jump skips without EXTENDED_ARG (255), with a margin
 MAX_LOOPS = 12  # nested trampoline loops (CPython allows 20 nested blocks per function)
-BIND_SHARE = 0.75  # bind a feature to a local when at least this share of rows tests it again
 
 
 class Layout:
     """Per-node facts for the single-tree form, computed bottom-up over the first ``limit`` levels:
-    ``units`` (estimated bytecode size of the subtree's code), ``mass`` (training rows, else leaves)
-    and ``again`` (share of the node's mass that meets another test of the node's feature below it).
+    ``units`` (estimated bytecode size of the subtree's code) and ``mass`` (training rows, else
+    leaves). ``cell``: code units to read a feature (7 for ``row[k]``, 1 for a local)."""
 
-    ``cell``: code units to read a feature (7 for ``row[k]``, 1 for a local)."""
-
-    def __init__(self, t: flat.Tree, limit: int, cell: int, bind: bool):
-        kind, kids, feature = t.kind, t.kids, t.feature
+    def __init__(self, t: flat.Tree, limit: int, cell: int):
+        kind, kids = t.kind, t.kids
         n = len(kind)
-        self.bind = bind
         self.units = units = [12] * n  # (a frontier: one walker call)
-        self.again = again = [0.0] * n
         weights = t.weight if all(w > 0 for w in t.weight) else None
         mass = [0.0] * n
         order = [(t.root, 0)]
@@ -46,34 +42,14 @@ class Layout:
             if level < limit:
                 step = max(1, len(kids[i]) - 1)
                 order.extend((c, level + step) for c in kids[i])
-        firsts: list[dict | None] = [None] * n  # feature -> mass of the rows whose next test it is
-        leaf, numeric = flat.LEAF, flat.NUMERIC
         for i, level in reversed(order):
             k = kind[i]
-            if k == leaf or level >= limit:
-                units[i] = 4 if k == leaf else 12
+            if k == flat.LEAF or level >= limit:
+                units[i] = 4 if k == flat.LEAF else 12
                 mass[i] = weights[i] if weights else 1.0
-                firsts[i] = {}
                 continue
-            below = [firsts[c] for c in kids[i]]
-            for c in kids[i]:
-                firsts[c] = None
             mass[i] = weights[i] if weights else sum(mass[c] for c in kids[i])
-            units[i] = (cell + 6 if k == numeric else 4 * cell + 12) + sum(units[c] for c in kids[i])
-            f = feature[i]
-            if bind and k == numeric:
-                again[i] = sum(d.get(f, 0.0) for d in below) / mass[i] if mass[i] > 0 else 0.0
-            below.sort(key=len)
-            merged = below.pop()  # small into large: O(n log n) over the tree
-            for d in below:
-                for g, m in d.items():
-                    merged[g] = merged.get(g, 0.0) + m
-            if k == numeric:
-                merged[f] = mass[i]
-            elif k == flat.LINEAR:
-                for g in t.linear[i][0]:
-                    merged[g] = mass[i]
-            firsts[i] = merged
+            units[i] = (cell + 6 if k == flat.NUMERIC else 4 * cell + 12) + sum(units[c] for c in kids[i])
         self.mass = mass
 
 
@@ -83,7 +59,7 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
     """Append the nested-``if`` code of tree ``t`` (subtrees past ``limit`` levels become
     ``frontier`` lines, which walk the table). ``layout``: the single-tree form (see the module
     docstring); every leaf and frontier line must then return."""
-    stack: list[tuple] = [(t.root, indent, 0, 0, 0)]  # node, indent, level, loops, bound features
+    stack: list[tuple] = [(t.root, indent, 0, 0)]  # node, indent, level, trampoline loops
     kind, kids, bound, missing, feature = t.kind, t.kids, t.bound, t.missing, t.feature
     names: dict[int, str] = {}
     bounds = nums(bound).split(", ")
@@ -91,12 +67,6 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
     append, push, pop = out.append, stack.append, stack.pop
     numeric, leaf_kind, nominal = flat.NUMERIC, flat.LEAF, flat.NOMINAL
     units = layout.units if layout else None
-    bind = layout is not None and layout.bind
-
-    def ref(f: int, have: int) -> str:
-        if have >> f & 1:
-            return f"x{f}"
-        return names.get(f) or names.setdefault(f, access(f))
 
     while stack:
         item = pop()
@@ -104,7 +74,7 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
         if i.__class__ is str:  # a literal line
             append(INDENT[item[1]] + i)
             continue
-        _, ind, level, loops, have = item
+        _, ind, level, loops = item
         pad = INDENT[ind]
         k = kind[i]
         if k == leaf_kind:
@@ -115,18 +85,14 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
             out.extend(pad + line for line in frontier(i))
             continue
         if k == nominal:
-            _emit_nominal(t, i, ref(feature[i], have), ind, level, stack, out, domains[feature[i]],
-                          (loops, have))
+            _emit_nominal(t, i, access(feature[i]), ind, level, stack, out, domains[feature[i]], loops)
             continue
         if k == numeric:
             f = feature[i]
-            x = ref(f, have)
-            if bind and not have >> f & 1 and layout.again[i] >= BIND_SHARE:
-                x = f"(x{f} := {x})"
-                have |= 1 << f
+            x = names.get(f) or names.setdefault(f, access(f))
         else:
             feats, weights = t.linear[i]
-            x = " + ".join(f"{num(w)} * {ref(f, have)}" for f, w in zip(feats, weights))
+            x = " + ".join(f"{num(w)} * {access(f)}" for f, w in zip(feats, weights))
         left, right = kids[i]
         level += 1
         if units is not None and loops < MAX_LOOPS and min(units[left], units[right]) > SHORT_JUMP:
@@ -140,8 +106,8 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
             append(f"{pad}while True:")
             append(f"{INDENT[ind + 1]}if {test}:")
             append(f"{INDENT[ind + 2]}break  # to the code after this loop")
-            push((later, ind, level, loops, have))
-            push((left if later == right else right, ind + 1, level, loops + 1, have))
+            push((later, ind, level, loops))
+            push((left if later == right else right, ind + 1, level, loops + 1))
             continue
         if missing[i] == 1:  # NaN fails `x <= b`: lands right
             test, first, second = f"{x} <= {bounds[i]}", left, right
@@ -150,9 +116,9 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
         if units is not None and units[first] > SHORT_JUMP:  # the short branch first (NaN stays)
             test, first, second = f"not ({test})", second, first
         append(f"{pad}if {test}:")
-        push((second, ind + 1, level, loops, have))
+        push((second, ind + 1, level, loops))
         push(("else:", ind))
-        push((first, ind + 1, level, loops, have))
+        push((first, ind + 1, level, loops))
 
 
 def _label_comment(domain: tuple, codes: list[int]) -> str:
@@ -164,16 +130,15 @@ def _label_comment(domain: tuple, codes: list[int]) -> str:
 
 
 def _emit_nominal(t: flat.Tree, i: int, x: str, ind: int, level: int, stack: list, out: list[str],
-                  domain: tuple, state: tuple) -> None:
-    """``if x in {codes}: … elif …: … else: …``; the branch with the most codes is the ``else``.
-    ``state``: what the stack items carry after the level (loops, bound features)."""
+                  domain: tuple, loops: int) -> None:
+    """``if x in {codes}: … elif …: … else: …``; the branch with the most codes is the ``else``."""
     route = t.route[i]
     kids = t.kids[i]
     codes: list[list[int]] = [[] for _ in kids]
     for slot, branch in enumerate(route):
         codes[branch].append(slot - 2)
     if len(kids) == 1:
-        stack.append((kids[0], ind, level, *state))
+        stack.append((kids[0], ind, level, loops))
         return
     order = sorted(range(len(kids)), key=lambda b: -len(codes[b]))
     rest, tests = order[0], [b for b in range(len(kids)) if b != order[0]]
@@ -185,9 +150,9 @@ def _emit_nominal(t: flat.Tree, i: int, x: str, ind: int, level: int, stack: lis
         if not cs:
             cond = "False"
         items.append((("if " if n == 0 else "elif ") + cond + ":" + _label_comment(domain, cs), ind))
-        items.append((kids[b], ind + 1, level + step, *state))
+        items.append((kids[b], ind + 1, level + step, loops))
     items.append(("else:", ind))
-    items.append((kids[rest], ind + 1, level + step, *state))
+    items.append((kids[rest], ind + 1, level + step, loops))
     first = items.pop(0)
     out.append(INDENT[first[1]] + first[0])
     stack.extend(reversed(items))

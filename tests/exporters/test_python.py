@@ -243,7 +243,7 @@ def test_numpy_float32_scalars_and_arrays_as_rows(name):
     assert same_labels(ref, ns["predict_batch"](X32))
 
 
-# --- models: the single-tree layout (trampoline loops, negated tests, features bound to locals) ----
+# --- models: the single-tree layout (trampoline loops, negated tests) ------------------------------
 
 
 def _full_tree(rng, depth: int, precision: str, weighted: bool, linear: bool, chain: bool = False):
@@ -275,8 +275,8 @@ def _full_tree(rng, depth: int, precision: str, weighted: bool, linear: bool, ch
     ("float64", False, True, False), ("float32", True, False, True), ("float64", False, True, True),
 ])
 def test_single_tree_layout_equals_model(monkeypatch, precision, weighted, linear, forced):
-    """Trampolines (``while True: if test: break``) in every NaN/branch combination, negated tests,
-    features bound to locals by ``:=``; ``forced``: a trampoline at every split, capped at 3 loops."""
+    """Trampolines (``while True: if test: break``) in every NaN/branch combination and negated
+    tests; ``forced``: a trampoline at every split, capped at 3 loops."""
     from rulekit.exporters.python import nested
 
     if forced:
@@ -288,7 +288,6 @@ def test_single_tree_layout_equals_model(monkeypatch, precision, weighted, linea
     src = to_python(model)
     body = src.split("def predict_proba(row):")[1]
     assert "break  # to the code after this loop" in body and "not (" in body
-    assert (":= row[" in body) == (precision == "float32" and not linear)
     if forced:
         assert "\n" + " " * 28 + "while True:" not in body  # 3 loops inside the retry loop at most
     ns = load(src)
