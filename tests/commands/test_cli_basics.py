@@ -126,3 +126,19 @@ def test_rules_prune_methods(tmp_path, capsys):
         assert "default yes" in out.read_text()
     code, _, err = run_cli(["rules", model, "--prune", "reduced-error", "-o", tmp_path / "x.rules"], capsys)
     assert code == 2 and "needs --prune-data" in err
+
+
+@pytest.mark.parametrize("source", ["model", "rules"])
+def test_predict_in_chunks_equals_one_pass(tmp_path, capsys, monkeypatch, source):
+    from rulekit.commands import predict as predict_cmd
+
+    _, _, mpath, dpath = _model_and_csv(tmp_path, "lightgbm_categorical_nan")
+    if source == "rules":
+        rpath = tmp_path / "m.rules"
+        assert run_cli(["rules", mpath, "-o", rpath, "-q"], capsys)[0] == 0
+        mpath = rpath
+    code, whole, _ = run_cli(["predict", mpath, dpath, "--proba", "--explain"], capsys)
+    assert code == 0
+    monkeypatch.setattr(predict_cmd, "CHUNK_ROWS", 7)
+    code, chunked, _ = run_cli(["predict", mpath, dpath, "--proba", "--explain"], capsys)
+    assert code == 0 and chunked == whole and len(whole.splitlines()) > 3 * 7
