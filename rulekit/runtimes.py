@@ -64,6 +64,12 @@ def _exported_module(obj) -> types.ModuleType:
     return _last_module[1]
 
 
+def forget_module() -> None:
+    """Drop the kept Python module (verify calls this when it is done with a source)."""
+    global _last_module
+    _last_module = None
+
+
 def _python_rows(module, data: Table) -> list:
     """Rows in both forms the module takes, alternating: a dict by name with None for missing,
     then a list in FEATURES order with NaN for a missing number (the no-conversion fast path)."""
@@ -237,7 +243,7 @@ def _duckdb_load(cur, obj, data: Table, dialect: str, qt: str, placeholder: str)
     cols = _column_types(obj, "duckdb")
     src = {"rk_row": np.arange(n_rows(data), dtype=np.int64)}
     select = ["rk_row"]
-    for j, (f, (name, kind)) in enumerate(zip(obj.features, cols)):
+    for j, (name, kind) in enumerate(cols):
         values = data[name]
         if kind == "DOUBLE":
             if values.dtype == object:

@@ -14,10 +14,9 @@ Python module's per-row functions (``python``) see every probe row but only a se
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
-
-import time
 
 import numpy as np
 
@@ -133,16 +132,19 @@ def verify(obj, table: Table, backends: list[str], *, explicit: bool = False,
         expected = {False: _reference(obj, table)}
     subset = per_row_rows(n_rows(table), n_data)
     reports = []
-    with progress.bar("verifying", total=len(backends)) as bar:
-        for name in backends:
-            float32 = name in FLOAT32_BACKENDS
-            if float32 and True not in expected:
-                with progress.phase("scoring float32-rounded rows with the source"):
-                    expected[True] = _reference(obj, _float32_table(obj, table))
-            rows = subset if name in PER_ROW_BACKENDS else None
-            progress.note(f"verifying: {name}")
-            reports.append(_check_backend(obj, table, name, expected[float32], rows, explicit))
-            bar.advance()
+    try:
+        with progress.bar("verifying", total=len(backends)) as bar:
+            for name in backends:
+                float32 = name in FLOAT32_BACKENDS
+                if float32 and True not in expected:
+                    with progress.phase("scoring float32-rounded rows with the source"):
+                        expected[True] = _reference(obj, _float32_table(obj, table))
+                rows = subset if name in PER_ROW_BACKENDS else None
+                progress.note(f"verifying: {name}")
+                reports.append(_check_backend(obj, table, name, expected[float32], rows, explicit))
+                bar.advance()
+    finally:
+        runtimes.forget_module()
     return reports
 
 
