@@ -6,13 +6,23 @@ Single-tree form (every leaf returns), see :class:`Layout`. On CPython 3.11 a fl
 only specialized (~4x cheaper) when its conditional jump follows it directly, and a jump over more
 than 255 code units needs an ``EXTENDED_ARG`` prefix in between, which leaves the comparison
 generic. So the short branch goes first (the test negated when needed, NaN still routed by the
-source), and a split whose branches are both long is written ``while True: if test: break``, the
-second branch, then the first branch after the loop: the conditional jump only skips the ``break``.
-The lighter branch (fewer training rows, else fewer leaves) is the one reached by the ``break``.
+source), and a split whose branches are both long is written as a trampoline::
 
-Measured and left out: binding re-tested features to locals (``:=``) or unpacking the row saves
-instructions but mixes the opcodes that follow a data-dependent jump, which costs more in
-mispredicted dispatch than it saves (bench/bench_python.py, random rows).
+    while test:  # true: on after the else block
+        break
+    else:
+        <branch where the test is false>
+    <branch where the test is true>
+
+The conditional jump only skips the ``break``; the ``break`` (an unconditional jump, which may take
+EXTENDED_ARG) leads to the lighter branch (fewer training rows, else fewer leaves). Unlike
+``while True: if test: break`` this adds no NOP, and the ``else`` block is outside the loop, so
+trampolines nest to any depth (CPython allows only 20 nested loop blocks).
+
+Measured and left out (wall time on random rows, bench/bench_python.py): binding re-tested features
+to locals (``:=``) or unpacking the row into locals saves instructions but runs slower; so did
+placing leaves on one side of each split and ordering constants so hot thresholds need no
+EXTENDED_ARG.
 """
 
 from __future__ import annotations
@@ -23,7 +33,6 @@ from . import flat
 from .text import INDENT, num, nums
 
 SHORT_JUMP = 240  # code units a conditional jump skips without EXTENDED_ARG (255), with a margin
-MAX_LOOPS = 12  # nested trampoline loops (CPython allows 20 nested blocks per function)
 
 
 class Layout:
@@ -59,7 +68,7 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
     """Append the nested-``if`` code of tree ``t`` (subtrees past ``limit`` levels become
     ``frontier`` lines, which walk the table). ``layout``: the single-tree form (see the module
     docstring); every leaf and frontier line must then return."""
-    stack: list[tuple] = [(t.root, indent, 0, 0)]  # node, indent, level, trampoline loops
+    stack: list[tuple] = [(t.root, indent, 0)]  # node, indent, level
     kind, kids, bound, missing, feature = t.kind, t.kids, t.bound, t.missing, t.feature
     names: dict[int, str] = {}
     bounds = nums(bound).split(", ")
@@ -74,7 +83,7 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
         if i.__class__ is str:  # a literal line
             append(INDENT[item[1]] + i)
             continue
-        _, ind, level, loops = item
+        _, ind, level = item
         pad = INDENT[ind]
         k = kind[i]
         if k == leaf_kind:
@@ -85,7 +94,7 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
             out.extend(pad + line for line in frontier(i))
             continue
         if k == nominal:
-            _emit_nominal(t, i, access(feature[i]), ind, level, stack, out, domains[feature[i]], loops)
+            _emit_nominal(t, i, access(feature[i]), ind, level, stack, out, domains[feature[i]])
             continue
         if k == numeric:
             f = feature[i]
@@ -95,19 +104,19 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
             x = " + ".join(f"{num(w)} * {access(f)}" for f, w in zip(feats, weights))
         left, right = kids[i]
         level += 1
-        if units is not None and loops < MAX_LOOPS and min(units[left], units[right]) > SHORT_JUMP:
-            # trampoline: the test's jump skips only the ``break``; the lighter branch follows the loop
+        if units is not None and min(units[left], units[right]) > SHORT_JUMP:
+            # trampoline: the test's jump skips only the ``break``; the lighter branch follows
             later = left if layout.mass[left] < layout.mass[right] else right
             nan_later = (missing[i] == 0) == (later == left)
             if later == left:
                 test = f"not ({x} > {bounds[i]})" if nan_later else f"{x} <= {bounds[i]}"
             else:
                 test = f"not ({x} <= {bounds[i]})" if nan_later else f"{x} > {bounds[i]}"
-            append(f"{pad}while True:")
-            append(f"{INDENT[ind + 1]}if {test}:")
-            append(f"{INDENT[ind + 2]}break  # to the code after this loop")
-            push((later, ind, level, loops))
-            push((left if later == right else right, ind + 1, level, loops + 1))
+            append(f"{pad}while {test}:  # true: on after the else block")
+            append(f"{INDENT[ind + 1]}break")
+            append(f"{pad}else:")
+            push((later, ind, level))
+            push((left if later == right else right, ind + 1, level))
             continue
         if missing[i] == 1:  # NaN fails `x <= b`: lands right
             test, first, second = f"{x} <= {bounds[i]}", left, right
@@ -116,9 +125,9 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
         if units is not None and units[first] > SHORT_JUMP:  # the short branch first (NaN stays)
             test, first, second = f"not ({test})", second, first
         append(f"{pad}if {test}:")
-        push((second, ind + 1, level, loops))
+        push((second, ind + 1, level))
         push(("else:", ind))
-        push((first, ind + 1, level, loops))
+        push((first, ind + 1, level))
 
 
 def _label_comment(domain: tuple, codes: list[int]) -> str:
@@ -130,7 +139,7 @@ def _label_comment(domain: tuple, codes: list[int]) -> str:
 
 
 def _emit_nominal(t: flat.Tree, i: int, x: str, ind: int, level: int, stack: list, out: list[str],
-                  domain: tuple, loops: int) -> None:
+                  domain: tuple) -> None:
     """``if x in {codes}: … elif …: … else: …``; the branch with the most codes is the ``else``."""
     route = t.route[i]
     kids = t.kids[i]
@@ -138,7 +147,7 @@ def _emit_nominal(t: flat.Tree, i: int, x: str, ind: int, level: int, stack: lis
     for slot, branch in enumerate(route):
         codes[branch].append(slot - 2)
     if len(kids) == 1:
-        stack.append((kids[0], ind, level, loops))
+        stack.append((kids[0], ind, level))
         return
     order = sorted(range(len(kids)), key=lambda b: -len(codes[b]))
     rest, tests = order[0], [b for b in range(len(kids)) if b != order[0]]
@@ -150,9 +159,9 @@ def _emit_nominal(t: flat.Tree, i: int, x: str, ind: int, level: int, stack: lis
         if not cs:
             cond = "False"
         items.append((("if " if n == 0 else "elif ") + cond + ":" + _label_comment(domain, cs), ind))
-        items.append((kids[b], ind + 1, level + step, loops))
+        items.append((kids[b], ind + 1, level + step))
     items.append(("else:", ind))
-    items.append((kids[rest], ind + 1, level + step, loops))
+    items.append((kids[rest], ind + 1, level + step))
     first = items.pop(0)
     out.append(INDENT[first[1]] + first[0])
     stack.extend(reversed(items))

@@ -275,21 +275,20 @@ def _full_tree(rng, depth: int, precision: str, weighted: bool, linear: bool, ch
     ("float64", False, True, False), ("float32", True, False, True), ("float64", False, True, True),
 ])
 def test_single_tree_layout_equals_model(monkeypatch, precision, weighted, linear, forced):
-    """Trampolines (``while True: if test: break``) in every NaN/branch combination and negated
-    tests; ``forced``: a trampoline at every split, capped at 3 loops."""
+    """Trampolines (``while test: break / else:``) in every NaN/branch combination and negated
+    tests; ``forced``: a trampoline at every split."""
     from rulekit.exporters.python import nested
 
     if forced:
         monkeypatch.setattr(nested, "SHORT_JUMP", 0)
-        monkeypatch.setattr(nested, "MAX_LOOPS", 3)
     rng = np.random.default_rng(7 + forced)
     model = Model([_full_tree(rng, 9, precision, weighted, linear)], ["u", "v", "w"],
                   task="classification", classes=["a", "b", "c"])
     src = to_python(model)
-    body = src.split("def predict_proba(row):")[1]
-    assert "break  # to the code after this loop" in body and "not (" in body
-    if forced:
-        assert "\n" + " " * 28 + "while True:" not in body  # 3 loops inside the retry loop at most
+    body = src.split("def predict_proba(row):")[1].split("\ndef ")[0]
+    assert "  # true: on after the else block" in body and "not (" in body
+    if forced:  # every split a trampoline
+        assert not any(line.lstrip().startswith("if ") and " <= " in line for line in body.splitlines())
     ns = load(src)
     grid = [v for t in _GRID for v in threshold_values(t)] + [math.nan, math.inf, -math.inf]
     X = np.array(rng.choice(grid, size=(600, 3)))
@@ -300,9 +299,9 @@ def test_single_tree_layout_equals_model(monkeypatch, precision, weighted, linea
     assert max_diff(P, [ns["predict_proba"](r) for r in X]) == 0.0  # numpy rows
 
 
-def test_single_tree_trampolines_nest_at_most_max_loops(monkeypatch):
-    """A trampoline at every split of a 60-deep chain: loops stop at MAX_LOOPS (CPython allows 20
-    nested blocks), the rest is plain nested ``if``; the table walker takes over past 40 levels."""
+def test_single_tree_trampolines_nest_to_the_nested_if_limit(monkeypatch):
+    """A trampoline at every split of a 60-deep chain: 40 nested (CPython allows 20 nested loop
+    blocks, but the ``else`` blocks are outside their loops); the table walker takes over past 40."""
     from rulekit.exporters.python import nested
 
     monkeypatch.setattr(nested, "SHORT_JUMP", 0)
@@ -310,7 +309,7 @@ def test_single_tree_trampolines_nest_at_most_max_loops(monkeypatch):
     model = Model([_full_tree(rng, 60, "float32", False, False, chain=True)], ["u", "v", "w"],
                   task="classification", classes=["a", "b", "c"])
     src = to_python(model)
-    assert src.count("break  # to the code after this loop") == 2 * nested.MAX_LOOPS  # two functions
+    assert src.count("  # true: on after the else block") == 2 * 40  # predict and predict_proba
     grid = [v for t in _GRID for v in threshold_values(t)] + [math.nan]
     check_model(model, pd.DataFrame(rng.choice(grid, size=(300, 3)), columns=["u", "v", "w"]), load(src))
 
