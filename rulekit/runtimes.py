@@ -13,6 +13,7 @@ import sqlite3
 import time
 import types
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,26 +49,40 @@ def load_python_module(source: str, name: str = "rulekit_exported") -> types.Mod
 
 
 _last_module: tuple[str, types.ModuleType] | None = None
+_kept_exports: dict[int, tuple[Any, str]] | None = None
+
+
+@contextmanager
+def keep_exports():
+    """Within the block each source is exported to Python once (verify runs the per-row and the
+    batch runner on one unchanged source); the exports and the loaded module are dropped after."""
+    global _kept_exports, _last_module
+    _kept_exports = {}
+    try:
+        yield
+    finally:
+        _kept_exports = None
+        _last_module = None
 
 
 def _exported_module(obj) -> types.ModuleType:
-    """The Python export of ``obj``, loaded; the last one is kept so that the per-row and the batch
-    runner share it (keyed by the module's text, so an edited source is never served stale)."""
+    """The Python export of ``obj``, loaded. The last module is kept, keyed by its text (so an
+    edited source is never served stale), for the per-row and the batch runner to share."""
     global _last_module
     from rulekit.export import to_python
 
-    progress.note("python: exporting")
-    source = to_python(obj)
+    kept = _kept_exports.get(id(obj)) if _kept_exports is not None else None
+    if kept is not None and kept[0] is obj:
+        source = kept[1]
+    else:
+        progress.note("python: exporting")
+        source = to_python(obj)
+        if _kept_exports is not None:
+            _kept_exports[id(obj)] = (obj, source)
     if _last_module is None or _last_module[0] != source:
         progress.note("python: loading the module")
         _last_module = (source, load_python_module(source))
     return _last_module[1]
-
-
-def forget_module() -> None:
-    """Drop the kept Python module (verify calls this when it is done with a source)."""
-    global _last_module
-    _last_module = None
 
 
 def _python_rows(module, data: Table) -> list:

@@ -132,19 +132,16 @@ def verify(obj, table: Table, backends: list[str], *, explicit: bool = False,
         expected = {False: _reference(obj, table)}
     subset = per_row_rows(n_rows(table), n_data)
     reports = []
-    try:
-        with progress.bar("verifying", total=len(backends)) as bar:
-            for name in backends:
-                float32 = name in FLOAT32_BACKENDS
-                if float32 and True not in expected:
-                    with progress.phase("scoring float32-rounded rows with the source"):
-                        expected[True] = _reference(obj, _float32_table(obj, table))
-                rows = subset if name in PER_ROW_BACKENDS else None
-                progress.note(f"verifying: {name}")
-                reports.append(_check_backend(obj, table, name, expected[float32], rows, explicit))
-                bar.advance()
-    finally:
-        runtimes.forget_module()
+    with runtimes.keep_exports(), progress.bar("verifying", total=len(backends)) as bar:
+        for name in backends:
+            float32 = name in FLOAT32_BACKENDS
+            if float32 and True not in expected:
+                with progress.phase("scoring float32-rounded rows with the source"):
+                    expected[True] = _reference(obj, _float32_table(obj, table))
+            rows = subset if name in PER_ROW_BACKENDS else None
+            progress.note(f"verifying: {name}")
+            reports.append(_check_backend(obj, table, name, expected[float32], rows, explicit))
+            bar.advance()
     return reports
 
 
