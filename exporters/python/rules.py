@@ -3,7 +3,8 @@
 Each rule's condition becomes the exact set of values that make it TRUE (the boxes of
 :mod:`rulekit.rules.boxes`: canonical float64 intervals per feature, code sets per nominal feature,
 a flag for missing), written as plain comparisons — so three-valued logic needs no special code:
-a comparison on NaN is False, and ``is missing`` is ``x != x`` (nominal: code -2). Conditions too
+a comparison on NaN is False, and ``is missing`` is ``x != x`` (nominal: code -2), so "x <= b or x
+is missing" is written ``not (x > b)`` (numpy: ``~(X > b)``). Conditions too
 large for boxes are written literal by literal after pushing negations down (exact in Kleene logic).
 First-hit lists become ``if cond: return i`` one after the other (flat at any size); ``vote`` and
 ``weighted-sum`` collect the matching rules; ensembles run one first-hit function per group and
@@ -40,6 +41,7 @@ def rules_to_python(rb: RuleBase) -> str:
 
 
 _FLIP = {">": "<", ">=": "<="}
+_NEG = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
 
 
 def _lower(at: float) -> tuple[str, str]:
@@ -106,6 +108,22 @@ class _Cond:
                     parts.append(f"{v} in {{{', '.join(map(str, codes))}}}")
             if c.missing:
                 parts.append(f"{v} == -2")
+        elif c.missing and len(c.intervals) == 1 and c.intervals[0][0].at != c.intervals[0][1].at:
+            # [lo, hi] or missing: "not below lo and not above hi" (a comparison on NaN is False),
+            # one test per bound instead of two: smaller code, which compiles much faster
+            lo, hi = c.intervals[0]
+            outside = []
+            if lo.at > -math.inf:
+                op, lit = _lower(lo.at)
+                outside.append(f"{v} {_NEG[op]} {lit}")
+            if hi.at < math.inf:
+                op, lit = _upper(hi.at)
+                outside.append(f"{v} {_NEG[op]} {lit}")
+            if not outside:
+                return self.true()
+            if vec:
+                return f"~({outside[0]})" if len(outside) == 1 else f"~(({outside[0]}) | ({outside[1]}))"
+            return f"not ({' or '.join(outside)})"
         else:
             for lo, hi in c.intervals:
                 a, b = lo.at > -math.inf, hi.at < math.inf

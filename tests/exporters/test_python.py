@@ -654,6 +654,19 @@ def test_hand_written_rule_bases_equal_engine(body):
     check_rules(rb, _rows_xz())
 
 
+def test_interval_or_missing_is_one_negated_test():
+    """"x in [lo, hi] or x is missing" is written ``not (x < lo or x > hi)`` (numpy ``~(...)``): a
+    comparison on NaN is False. One- and two-sided intervals, against the engine on every row."""
+    rb = dsl.loads(_HEADER + "semantics first-hit\ndefault a\n"
+                   "r1: if (x <= 0.1 or x is missing) and (z > 1 or z is missing) then b\n"
+                   "r2: if (x > -3 and x <= 2.5) or x is missing then \"c d\"\n"
+                   "r3: if x >= 10 or x is missing then a [0.5, 0.5, 0]\n"
+                   "r4: if z is missing or z < 2.5 then b\n")
+    src = to_python(rb)
+    assert "not (x0 > " in src and "~(X0 > " in src and "not (x0 < -2.9" in src and "x0 != x0" not in src
+    check_rules(rb, _rows_xz())
+
+
 def test_hand_written_expectations():
     """What a first-hit list must answer, written out by hand (three-valued logic included)."""
     rb = dsl.loads(_HEADER + "semantics first-hit\ndefault a\n"
