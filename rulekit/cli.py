@@ -229,12 +229,14 @@ def verify(source: Path = typer.Argument(...), data: Path = typer.Argument(...),
                False, "--all-rows",
                help="run the Python per-row functions on every data row too (default: every probe "
                     "row and a sample of 2,000 data rows; python-batch always scores every row)"),
+           jobs: int = typer.Option(1, "--jobs", "-j",
+                                    help="backends run at once (threads; their times then overlap)"),
            quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Run every backend on DATA and report disagreements with the source (exit 1 on any)."""
     from rulekit.commands import verify as cmd
 
     raise typer.Exit(_run(quiet, cmd.run, source=source, data=data, backends=backends,
-                          all_rows=all_rows))
+                          all_rows=all_rows, jobs=jobs))
 
 
 @app.command()

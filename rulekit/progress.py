@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -73,7 +74,8 @@ class Reporter:
         else:
             self.enabled = not quiet and (forced if forced is not None else _stderr_is_terminal())
         self._progress = None
-        self._open: list[Any] = []
+        self._open: list[tuple[int, Any]] = []  # (thread, task id), oldest first
+        self._lock = threading.RLock()
         self._token = None
         if self.enabled:
             if console is None:
@@ -87,34 +89,45 @@ class Reporter:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._open and self._progress is not None:
-            self._open.clear()
-            self._progress.stop()
+        with self._lock:
+            if self._open and self._progress is not None:
+                self._open.clear()
+                self._progress.stop()
         _active.reset(self._token)
 
     @contextmanager
     def task(self, text: str, total: float | None = None) -> Iterator[Task]:
-        """A line shown while the block runs: a spinner (``total`` None) or a bar to ``total``."""
+        """A line shown while the block runs: a spinner (``total`` None) or a bar to ``total``.
+        Threads may open tasks side by side (verify runs backends concurrently)."""
         if not self.enabled:
             yield Task()
             return
-        if not self._open:
-            self._progress.start()
-        task_id = self._progress.add_task(text, total=total)
-        self._open.append(task_id)
+        key = threading.get_ident()
+        with self._lock:
+            if not self._open:
+                self._progress.start()
+            task_id = self._progress.add_task(text, total=total)
+            self._open.append((key, task_id))
         try:
             yield Task(self, task_id)
         finally:
-            self._progress.remove_task(task_id)
-            if task_id in self._open:
-                self._open.remove(task_id)
-                if not self._open:
-                    self._progress.stop()
+            with self._lock:
+                self._progress.remove_task(task_id)
+                if (key, task_id) in self._open:
+                    self._open.remove((key, task_id))
+                    if not self._open:
+                        self._progress.stop()
 
     def note(self, text: str) -> None:
-        """Rename the innermost open task (used by code that does not hold the task)."""
-        if self.enabled and self._open:
-            self._progress.update(self._open[-1], description=text)
+        """Rename the innermost task this thread opened (or the innermost of all): for code that
+        does not hold the task."""
+        if not self.enabled:
+            return
+        key = threading.get_ident()
+        with self._lock:
+            mine = [t for k, t in self._open if k == key] or [t for _, t in self._open]
+            if mine:
+                self._progress.update(mine[-1], description=text)
 
 
 class _BarColumn(BarColumn):

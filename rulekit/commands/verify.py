@@ -14,7 +14,9 @@ Python module's per-row functions (``python``) see every probe row but only a se
 
 from __future__ import annotations
 
+import contextvars
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,25 +126,41 @@ def _pick(values, rows: np.ndarray | None):
 
 
 def verify(obj, table: Table, backends: list[str], *, explicit: bool = False,
-           n_data: int | None = None) -> list[Report]:
-    """Run ``backends`` on ``table`` and compare each with the source. ``n_data``: how many leading
-    rows are the user's data (the rest are probes); when given, per-row backends see every probe
-    row and a sample of the data rows (:func:`per_row_rows`); None: every backend sees every row."""
+           n_data: int | None = None, jobs: int = 1) -> list[Report]:
+    """Run ``backends`` on ``table`` and compare each with the source; reports in backend order.
+    ``n_data``: how many leading rows are the user's data (the rest are probes); when given,
+    per-row backends see every probe row and a sample of the data rows (:func:`per_row_rows`);
+    None: every backend sees every row. ``jobs`` > 1 runs that many backends at once (threads:
+    the engines and onnxruntime work outside the GIL; times then overlap)."""
     with progress.phase(f"scoring {n_rows(table):,} rows with the source"):
         expected = {False: _reference(obj, table)}
+    if any(name in FLOAT32_BACKENDS for name in backends):
+        with progress.phase("scoring float32-rounded rows with the source"):
+            expected[True] = _reference(obj, _float32_table(obj, table))
     subset = per_row_rows(n_rows(table), n_data)
-    reports = []
-    with runtimes.keep_exports(), progress.bar("verifying", total=len(backends)) as bar:
-        for name in backends:
-            float32 = name in FLOAT32_BACKENDS
-            if float32 and True not in expected:
-                with progress.phase("scoring float32-rounded rows with the source"):
-                    expected[True] = _reference(obj, _float32_table(obj, table))
+
+    def check(name: str) -> Report:
+        with progress.phase(name):
             rows = subset if name in PER_ROW_BACKENDS else None
-            progress.note(f"verifying: {name}")
-            reports.append(_check_backend(obj, table, name, expected[float32], rows, explicit))
-            bar.advance()
-    return reports
+            return _check_backend(obj, table, name, expected[name in FLOAT32_BACKENDS], rows, explicit)
+
+    with runtimes.keep_exports(), progress.bar("verifying backends", total=len(backends)) as bar:
+        if jobs <= 1 or len(backends) <= 1:
+            reports = []
+            for name in backends:
+                reports.append(check(name))
+                bar.advance()
+            return reports
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(contextvars.copy_context().run, check, name) for name in backends]
+            try:
+                for done in as_completed(futures):
+                    done.result()  # an explicitly requested backend that is unreachable stops all
+                    bar.advance()
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+        return [f.result() for f in futures]
 
 
 def _reference(obj, table: Table) -> tuple:
@@ -198,7 +216,10 @@ def print_reports(reports: list[Report], n: int, quiet: bool, n_data: int | None
                       f"--all-rows runs the per-row functions on every row)")
 
 
-def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows: bool = False) -> int:
+def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows: bool = False,
+        jobs: int = 1) -> int:
+    if jobs < 1:
+        raise RulekitError(f"--jobs must be at least 1 (got {jobs})")
     obj = load_source(source)
     with progress.phase(f"reading {data}"):
         columns = read_csv(data)
@@ -209,6 +230,6 @@ def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows
     for name in names:
         runtimes.runner(name)  # unknown names fail before any work
     n_data = None if all_rows else n_rows(base)
-    reports = verify(obj, table, names, explicit=backends is not None, n_data=n_data)
+    reports = verify(obj, table, names, explicit=backends is not None, n_data=n_data, jobs=jobs)
     print_reports(reports, n_rows(table), quiet, n_data)
     return 0 if all(r.ok for r in reports) else 1

@@ -217,3 +217,28 @@ def test_forced_progress_goes_to_stderr_never_to_piped_stdout(files, tmp_path):
 
     res = _cli("verify", mpath, dpath, "--backends", "python", "-q")
     assert (res.returncode, res.stdout, res.stderr) == (0, b"", b"")
+
+
+def test_threads_note_their_own_task():
+    import contextvars
+    import threading
+
+    buf = io.StringIO()
+    with progress.reporter(console=_forced_console(buf)) as rep:
+        ready = threading.Barrier(2)
+        names = {}
+
+        def work(name):
+            with progress.phase(name) as task:
+                ready.wait()
+                progress.note(f"{name}: busy")
+                ready.wait()
+                names[name] = rep._progress.tasks[[t.id for t in rep._progress.tasks].index(task._id)].description
+
+        threads = [threading.Thread(target=contextvars.copy_context().run, args=(work, n))
+                   for n in ("alpha", "beta")]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert names == {"alpha": "alpha: busy", "beta": "beta: busy"}

@@ -175,3 +175,30 @@ def test_per_row_python_gets_dict_rows_and_sequence_rows():
     out = runtimes.run_python(model, table)
     assert list(out.prediction) == list(model.predict(table))
     assert np.array_equal(out.proba, model.predict_proba(table))
+
+
+def test_concurrent_backends_report_like_sequential_ones():
+    model, data = zoo.get("lightgbm_categorical_nan")
+    table = V.probe_table(model, from_data(data.head(80), model.features))
+    names = ["python", "python-batch", "sqlite", "duckdb", "onnx", "onnx-double"]
+    one = V.verify(model, table, names, jobs=1)
+    three = V.verify(model, table, names, jobs=3)
+    key = [(r.backend, r.rows, r.label_mismatches, r.max_diff, r.status) for r in one]
+    assert key == [(r.backend, r.rows, r.label_mismatches, r.max_diff, r.status) for r in three]
+    assert all(r.status == "ok" for r in one)
+
+
+def test_concurrent_unreachable_explicit_backend_is_an_error(monkeypatch):
+    from rulekit.errors import RulekitError
+
+    model, data = zoo.get("sklearn_tree_binary")
+    table = V.probe_table(model, from_data(data.head(40), model.features))
+
+    def unreachable(obj, data):
+        raise runtimes.Unavailable("not here")
+
+    monkeypatch.setitem(runtimes.RUNNERS, "duckdb", unreachable)
+    with pytest.raises(RulekitError, match="backend duckdb: not here"):
+        V.verify(model, table, ["python", "duckdb", "sqlite"], explicit=True, jobs=2)
+    (skipped,) = [r for r in V.verify(model, table, ["python", "duckdb"], jobs=2) if r.backend == "duckdb"]
+    assert skipped.status == "skipped: not here" and skipped.ok
