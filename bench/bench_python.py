@@ -3,7 +3,8 @@
 Goals: one row through a depth-10 tree no slower than m2cgen's ``score``; one row through a
 100-tree depth-8 forest at least 2.5x faster; exporting that forest at least 10x faster; the numpy
 batch function within 4x of scikit-learn's own ``predict_proba`` time. Outputs are checked equal
-to the model (m2cgen's too, for the record).
+to the model (m2cgen's too, for the record). ``--callgrind`` adds the depth-10 tree's instructions
+per call under valgrind (deterministic on a busy machine, unlike wall time).
 """
 
 from __future__ import annotations
@@ -41,6 +42,57 @@ def _race(fns, rows, repeat=5):
     return [b / len(rows) * 1e6 for b in best]
 
 
+_CG_DRIVER = """
+import json, sys
+sys.modules["numpy"] = None  # same for both modules: numpy's threads and import noise stay out
+def main(path, name, rows_file, passes):
+    ns = {"__name__": "m"}
+    exec(compile(open(path).read(), path, "exec"), ns)
+    fn, rows = ns[name], json.load(open(rows_file))
+    for _ in range(2 + int(passes)):  # two warm-up passes (specialization), then the measured ones
+        for r in rows:
+            fn(r)
+main(*sys.argv[1:])
+"""
+
+
+def _callgrind(modules: dict[str, tuple[str, str]], rows: list) -> dict[str, float] | None:
+    """Instructions per call (valgrind callgrind, deterministic under load) of each ``name:
+    (source, function)``: the difference between runs with 1 and 6 measured passes, per call."""
+    import json
+    import os
+    import re
+    import shutil
+    import subprocess
+    import tempfile
+
+    if shutil.which("valgrind") is None:
+        return None
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        driver, rows_file = os.path.join(tmp, "driver.py"), os.path.join(tmp, "rows.json")
+        with open(driver, "w") as f:
+            f.write(_CG_DRIVER)
+        with open(rows_file, "w") as f:
+            json.dump(rows, f)
+        env = dict(os.environ, PYTHONHASHSEED="0")
+        for name, (src, fn) in modules.items():
+            path = os.path.join(tmp, f"{name}.py")
+            with open(path, "w") as f:
+                f.write(src)
+            counts = []
+            for passes in (1, 6):
+                res = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                                      sys.executable, driver, path, fn, rows_file, str(passes)],
+                                     capture_output=True, text=True, env=env)
+                found = re.search(r"Collected : (\d+)", res.stderr)
+                if res.returncode != 0 or not found:
+                    return None
+                counts.append(int(found.group(1)))
+            out[name] = (counts[1] - counts[0]) / (5 * len(rows))
+    return out
+
+
 def _module(src: str, name: str) -> dict:
     ns: dict = {"__name__": name}
     exec(compile(src, f"<{name}>", "exec"), ns)
@@ -55,7 +107,7 @@ def _m2cgen():
     return m2cgen
 
 
-def run(quick: bool = False) -> list[dict]:
+def run(quick: bool = False, callgrind: bool = False) -> list[dict]:
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.tree import DecisionTreeClassifier
 
@@ -73,10 +125,12 @@ def run(quick: bool = False) -> list[dict]:
     # --- one row, depth-10 tree ---------------------------------------------------------------
     tree = DecisionTreeClassifier(max_depth=10, random_state=0).fit(X, y)
     model = rulekit.from_sklearn(tree)
-    ours = _module(to_python(model), "tree")
+    ours_src = to_python(model)
+    ours = _module(ours_src, "tree")
     peer_us = None
     if m2c:
-        peer_fn = _module(m2c.export_to_python(tree), "m2c_tree")["score"]
+        peer_src = m2c.export_to_python(tree)
+        peer_fn = _module(peer_src, "m2c_tree")["score"]
         us, peer_us = _race([ours["predict_proba"], peer_fn], rows, 9)
     else:
         us = _per_row_us(ours["predict_proba"], rows, 9)
@@ -84,6 +138,12 @@ def run(quick: bool = False) -> list[dict]:
     out.append({"benchmark": name, "metric": "predict_proba latency", "unit": "us", "rulekit": us,
                 "peer": peer, "peer_value": peer_us, "goal": "ratio <= 1",
                 "ok": None if peer_us is None else us <= peer_us})
+    if callgrind and m2c:
+        counts = _callgrind({"ours": (ours_src, "predict_proba"), "peer": (peer_src, "score")}, rows[:500])
+        if counts:
+            out.append({"benchmark": name, "metric": "predict_proba instructions per call (callgrind)",
+                        "unit": "Ir", "rulekit": counts["ours"], "peer": peer, "peer_value": counts["peer"],
+                        "goal": "ratio <= 1", "ok": counts["ours"] <= counts["peer"]})
 
     # --- 100-tree depth-8 forest ----------------------------------------------------------------
     rf = RandomForestClassifier(n_estimators=100, max_depth=8, random_state=0, n_jobs=1).fit(X, y)
@@ -129,5 +189,5 @@ def run(quick: bool = False) -> list[dict]:
 
 
 if __name__ == "__main__":
-    for row in run(quick="--quick" in sys.argv):
+    for row in run(quick="--quick" in sys.argv, callgrind="--callgrind" in sys.argv):
         print(row)
