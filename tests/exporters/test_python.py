@@ -405,6 +405,19 @@ def test_random_mixed_trees(seed, kind, depth, chain, n_trees):
     check_model(model, data, load(src))
 
 
+@pytest.mark.parametrize("seed,kind,depth,chain", [(1, "single", 6, False), (2, "regression", 7, False),
+                                                   (6, "single", 120, True)])
+def test_random_single_trees_with_a_trampoline_at_every_split(monkeypatch, seed, kind, depth, chain):
+    """Trampolines next to nominal and oblique splits, and above the table walker."""
+    from rulekit.exporters.python import nested
+
+    monkeypatch.setattr(nested, "SHORT_JUMP", 0)
+    model = _random_model(seed, kind, depth, chain)
+    src = to_python(model)
+    assert "  # true: on after the else block" in src
+    check_model(model, _random_rows(seed), load(src))
+
+
 def test_deep_chain_20000():
     model = zoo.chain_model(20_000)
     src = to_python(model)
