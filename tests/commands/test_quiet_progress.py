@@ -233,7 +233,7 @@ def test_threads_note_their_own_task():
                 ready.wait()
                 progress.note(f"{name}: busy")
                 ready.wait()
-                names[name] = rep._progress.tasks[[t.id for t in rep._progress.tasks].index(task._id)].description
+                names[name] = {t.id: t.description for t in rep._progress.tasks}[task._id]
 
         threads = [threading.Thread(target=contextvars.copy_context().run, args=(work, n))
                    for n in ("alpha", "beta")]
