@@ -1,11 +1,12 @@
 """A rulekit Model as a standalone Python module: nested ``if`` per row, numpy tables per batch.
 
 Per row, each tree is nested ``if``/``else`` on plain floats (features in locals, scalar
-accumulators) down to ``NEST_LIMIT`` levels; deeper subtrees, and every tree of a model too large
-for inline code, are walked through the binary table (:mod:`.flat`). The numpy batch functions walk
-the same table level by level for all rows and trees at once. Every threshold is the canonical
-float64 boundary from :mod:`rulekit.semantics`, so ``x <= b`` on Python floats equals the source
-model's comparison; sums follow ``Model.raw_output``'s order exactly.
+accumulators; a single tree returns from its leaves, laid out for CPython's specialized
+comparisons, see :mod:`.nested`) down to ``NEST_LIMIT`` levels; deeper subtrees, and every tree of
+a model too large for inline code, are walked through the binary table (:mod:`.flat`). The numpy
+batch functions walk the same table level by level for all rows and trees at once. Every threshold
+is the canonical float64 boundary from :mod:`rulekit.semantics`, so ``x <= b`` on Python floats
+equals the source model's comparison; sums follow ``Model.raw_output``'s order exactly.
 """
 
 from __future__ import annotations
