@@ -20,7 +20,7 @@ from rulekit.errors import ExportError
 from rulekit.ir.model import Model
 
 from . import flat
-from .nested import Layout, emit_tree
+from .nested import TRAMPOLINE, Layout, emit_tree
 from .text import INDENT, PRELUDE, doc, nominal_tables, num, nums, packed, runtime, tuple_of, value
 
 NEST_LIMIT = 40  # tree levels written as nested ``if`` (CPython allows 100 indentation levels)
@@ -82,13 +82,15 @@ class _Writer:
 
     # --- module ------------------------------------------------------------------------------
     def module(self) -> str:
-        out: list[str] = [self.docstring(), PRELUDE, self.header(), self.tables()]
+        rows = self.row_functions()
+        out: list[str] = [self.docstring(trampolines=TRAMPOLINE in rows), PRELUDE, self.header(),
+                          self.tables()]
         out.append(runtime("common", "walk", "math", "finish", "table_row", "columns", "batch"))
-        out.append(self.row_functions())
+        out.append(rows)
         out.append(self.public())
         return "\n\n\n".join(out) + "\n"
 
-    def docstring(self) -> str:
+    def docstring(self, trampolines: bool = False) -> str:
         m, c = self.m, self.c
         src = ", ".join(f"{k}={v}" for k, v in m.source.items() if isinstance(v, (str, int, float)))
         n = len(m.trees)
@@ -125,6 +127,9 @@ class _Writer:
              else ""),
             "Results equal the source model's: the same labels, probabilities to the last bit (or "
             "within 1e-15 where numpy's exp is missing).",
+            ("Layout: `while test: break` / `else: A` / `B` reads as `if test: B else: A`. Large "
+             "branches are written this way because CPython keeps a float comparison fast only when "
+             "its conditional jump is short." if trampolines else ""),
         ]
         api = ["    predict(row)           -> " + ("class label" if self.cls else "number")]
         if self.cls:

@@ -8,7 +8,7 @@ than 255 code units needs an ``EXTENDED_ARG`` prefix in between, which leaves th
 generic. So the short branch goes first (the test negated when needed, NaN still routed by the
 source), and a split whose branches are both long is written as a trampoline::
 
-    while test:  # true: on after the else block
+    while test:  # true: go on after the else block
         break
     else:
         <branch where the test is false>
@@ -32,6 +32,7 @@ from collections.abc import Callable
 from . import flat
 from .text import INDENT, num, nums
 
+TRAMPOLINE = "  # true: go on after the else block"
 SHORT_JUMP = 240  # code units a conditional jump skips without EXTENDED_ARG (255), with a margin
 
 
@@ -112,7 +113,7 @@ def emit_tree(t: flat.Tree, access: Callable[[int], str], leaf: Callable[[int], 
                 test = f"not ({x} > {bounds[i]})" if nan_later else f"{x} <= {bounds[i]}"
             else:
                 test = f"not ({x} <= {bounds[i]})" if nan_later else f"{x} > {bounds[i]}"
-            append(f"{pad}while {test}:  # true: on after the else block")
+            append(f"{pad}while {test}:{TRAMPOLINE}")
             append(f"{INDENT[ind + 1]}break")
             append(f"{pad}else:")
             push((later, ind, level))

@@ -25,6 +25,7 @@ import rulekit
 from rulekit import dsl, semantics
 from rulekit.errors import RulekitError
 from rulekit.export import to_python
+from rulekit.exporters.python.nested import TRAMPOLINE
 from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.ir.tree import TreeBuilder
 from rulekit.probe import probe_rows, threshold_values
@@ -286,7 +287,7 @@ def test_single_tree_layout_equals_model(monkeypatch, precision, weighted, linea
                   task="classification", classes=["a", "b", "c"])
     src = to_python(model)
     body = src.split("def predict_proba(row):")[1].split("\ndef ")[0]
-    assert "  # true: on after the else block" in body and "not (" in body
+    assert TRAMPOLINE in body and "not (" in body
     if forced:  # every split a trampoline
         assert not any(line.lstrip().startswith("if ") and " <= " in line for line in body.splitlines())
     ns = load(src)
@@ -309,7 +310,7 @@ def test_single_tree_trampolines_nest_to_the_nested_if_limit(monkeypatch):
     model = Model([_full_tree(rng, 60, "float32", False, False, chain=True)], ["u", "v", "w"],
                   task="classification", classes=["a", "b", "c"])
     src = to_python(model)
-    assert src.count("  # true: on after the else block") == 2 * 40  # predict and predict_proba
+    assert src.count(TRAMPOLINE) == 2 * 40  # predict and predict_proba
     grid = [v for t in _GRID for v in threshold_values(t)] + [math.nan]
     check_model(model, pd.DataFrame(rng.choice(grid, size=(300, 3)), columns=["u", "v", "w"]), load(src))
 
@@ -414,8 +415,11 @@ def test_random_single_trees_with_a_trampoline_at_every_split(monkeypatch, seed,
     monkeypatch.setattr(nested, "SHORT_JUMP", 0)
     model = _random_model(seed, kind, depth, chain)
     src = to_python(model)
-    assert "  # true: on after the else block" in src
+    assert TRAMPOLINE in src
+    assert "Layout: `while test: break`" in src.split('"""')[1]  # the module docstring explains it
     check_model(model, _random_rows(seed), load(src))
+    monkeypatch.setattr(nested, "SHORT_JUMP", 10**9)
+    assert "Layout:" not in to_python(model).split('"""')[1]
 
 
 def test_deep_chain_20000():
