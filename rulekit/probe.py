@@ -16,11 +16,11 @@ def threshold_values(t: float) -> list[float]:
     out = [t]
     if np.isfinite(t):
         out += [float(np.nextafter(t, np.inf)), float(np.nextafter(t, -np.inf))]
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore"):  # float32 overflow: the largest floats step to inf
             f = np.float32(t)
-        if np.isfinite(f):
-            out += [float(f), float(np.nextafter(f, np.float32(np.inf))),
-                    float(np.nextafter(f, np.float32(-np.inf)))]
+            if np.isfinite(f):
+                out += [float(f), float(np.nextafter(f, np.float32(np.inf))),
+                        float(np.nextafter(f, np.float32(-np.inf)))]
     return [v for v in dict.fromkeys(out) if np.isfinite(v)]
 
 

@@ -355,9 +355,10 @@ def _augment(enc, derived, lo, hi):
             E[:, _F + k] = d[2][enc[d[1]][lo:hi] + 2]
         else:
             feats, weights = d[1], d[2]
-            s = weights[0] * E[:, feats[0]]
-            for i in range(1, len(feats)):
-                s = s + weights[i] * E[:, feats[i]]
+            with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN, routed as missing
+                s = weights[0] * E[:, feats[0]]
+                for i in range(1, len(feats)):
+                    s = s + weights[i] * E[:, feats[i]]
             E[:, _F + k] = s
     np.negative(E[:, :A], out=E[:, A:2 * A])
     E[:, 2 * A] = _NAN

@@ -110,10 +110,12 @@ def compile_tree(tree: nx.DiGraph, domain_sizes: list[int], value_size: int) -> 
 
 
 def linear_score(X: np.ndarray, rows: np.ndarray, features: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """sum(w_i * x_i) left to right in float64 (NaN if any input is missing)."""
-    s = weights[0] * X[rows, features[0]]
-    for f, w in zip(features[1:], weights[1:]):
-        s = s + w * X[rows, f]
+    """sum(w_i * x_i) left to right in float64 (NaN if any input is missing; inf - inf is NaN too,
+    without a warning: it is a value, routed like a missing one)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        s = weights[0] * X[rows, features[0]]
+        for f, w in zip(features[1:], weights[1:]):
+            s = s + w * X[rows, f]
     return s
 
 
