@@ -121,7 +121,7 @@ def fit(data: Path = typer.Argument(..., help="CSV with a header row"),
         ensemble: Optional[Ensemble] = typer.Option(None, "--ensemble"),
         n_trees: int = typer.Option(100, "--n-trees"),
         seed: int = typer.Option(0, "--seed"),
-        output: Path = typer.Option(..., "-o", "--output"),
+        output: str = typer.Option(..., "-o", "--output"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Learn a tree or ensemble from DATA."""
     from rulekit.commands import fit as cmd
@@ -139,7 +139,7 @@ def import_(file: Path = typer.Argument(..., help="a model trained elsewhere"),
             format: Optional[ImportFormat] = typer.Option(None, "--format", help="default: sniffed"),
             allow_pickle: bool = typer.Option(False, "--allow-pickle",
                                               help="load a scikit-learn pickle/joblib (runs its code!)"),
-            output: Path = typer.Option(..., "-o", "--output"),
+            output: str = typer.Option(..., "-o", "--output"),
             quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Convert a scikit-learn, XGBoost or LightGBM model into a rulekit model file."""
     from rulekit.commands import import_model as cmd
@@ -155,7 +155,7 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file"),
               None, "--prune", help="pessimistic (default with --prune-data) or reduced-error"),
           dnf: bool = typer.Option(False, "--dnf", help="merge into one rule per class"),
           order: Order = typer.Option(Order.first_hit, "--order"),
-          output: Path = typer.Option(..., "-o", "--output"),
+          output: str = typer.Option(..., "-o", "--output"),
           quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Extract, simplify and prune a rule base from a model."""
     from rulekit.commands import rules as cmd
@@ -176,7 +176,7 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
            dtype: DType = typer.Option(DType.float, "--dtype"),
            opset: str = typer.Option("auto", "--opset",
                                      help="ONNX: auto, 5 (TreeEnsemble) or 3 (legacy TreeEnsemble*)"),
-           output: Path = typer.Option(..., "-o", "--output", help="file, or - for stdout"),
+           output: str = typer.Option(..., "-o", "--output", help="file, or - for stdout"),
            quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Write a deployable artefact (Python, SQL, ONNX, rules, JSON, dot)."""
     from rulekit.commands import export as cmd
@@ -192,7 +192,7 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
 def predict(source: Path = typer.Argument(...), data: Path = typer.Argument(...),
             proba: bool = typer.Option(False, "--proba"),
             explain: bool = typer.Option(False, "--explain"),
-            output: Optional[Path] = typer.Option(None, "-o", "--output"),
+            output: Optional[str] = typer.Option(None, "-o", "--output"),
             quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Score the rows of DATA (CSV out, rows in input order)."""
     from rulekit.commands import predict as cmd
@@ -242,7 +242,7 @@ def verify(source: Path = typer.Argument(...), data: Path = typer.Argument(...),
 @app.command()
 def show(source: Path = typer.Argument(...),
          format: ShowFormat = typer.Option(ShowFormat.text, "--format"),
-         output: Optional[Path] = typer.Option(None, "-o", "--output"),
+         output: Optional[str] = typer.Option(None, "-o", "--output"),
          quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """A human view of a model or rule base."""
     from rulekit.commands import show as cmd

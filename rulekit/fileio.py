@@ -10,22 +10,72 @@ from rulekit.errors import RulekitError
 
 
 def write_atomic(path: str | Path, data: str | bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path`` and rename it into place."""
-    p = Path(path)
-    if p.parent and not p.parent.exists():
-        raise RulekitError(f"cannot write {p}: directory {p.parent} does not exist")
+    """Write ``data`` to a temporary file beside ``path`` and rename it into place.
+
+    The new file gets the mode a plain ``open`` would give it (the old file's mode when it
+    replaces one, else 0666 less the umask), not mkstemp's 0600; a symlink is followed, so the
+    file it points at is replaced. Any failure is a one-line RulekitError and leaves no file."""
+    p = check_output_path(path)
+    if p.is_symlink():
+        p = p.resolve()
     mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    except OSError as err:
+        raise RulekitError(f"cannot write {path}: {err.strerror or err}") from None
     try:
         with os.fdopen(fd, mode, **({} if isinstance(data, bytes) else {"encoding": "utf-8", "newline": ""})) as fh:
             fh.write(data)
+        os.chmod(tmp, _new_file_mode(p))
         os.replace(tmp, p)
-    except BaseException:
+    except BaseException as err:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(err, OSError):
+            raise RulekitError(f"cannot write {path}: {err.strerror or err}") from None
         raise
+
+
+def _new_file_mode(p: Path) -> int:
+    try:
+        return p.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def check_output_path(path: str | Path) -> Path:
+    """``path`` as a Path once it can name an output file (not a directory, parent exists)."""
+    text = str(path)
+    p = Path(path)
+    if text == "" or text.endswith(("/", os.sep)) or p.is_dir():
+        raise RulekitError(f"cannot write {text!r}: it names a directory, expected a file path")
+    parent = p.parent
+    if not parent.exists():
+        raise RulekitError(f"cannot write {p}: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise RulekitError(f"cannot write {p}: {parent} is not a directory")
+    return p
+
+
+def check_distinct(output: str | Path | None, **inputs: str | Path | None) -> None:
+    """Refuse an output path that is one of the inputs (it would be replaced by the output)."""
+    if output is None or str(output) == "-":
+        return
+    out = Path(output)
+    for what, given in inputs.items():
+        if given is None:
+            continue
+        try:
+            same = out.exists() and os.path.samefile(out, given)
+        except OSError:
+            same = False
+        if same:
+            raise RulekitError(f"-o {output} is also the input {what.upper().replace('_', '-')}; "
+                               f"write the output somewhere else")
 
 
 def read_bytes(path: str | Path) -> bytes:

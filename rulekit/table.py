@@ -2,15 +2,21 @@
 
 A table holds float64 arrays (NaN = missing) for numeric features and object arrays of labels
 (None = missing) for nominal ones. It converts to and from rulekit's float64 code matrix.
+CSV input for the commands is read here too, keeping each row's line for FILE:LINE errors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import csv
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from rulekit.errors import DataError
 from rulekit.ir.data import to_matrix
 
 Table = dict[str, np.ndarray]
@@ -66,3 +72,119 @@ def records(table: Table, names: Sequence[str]) -> list[dict[str, Any]]:
                 row[n] = v
         out.append(row)
     return out
+
+
+class CsvColumns(dict):
+    """Columns of CSV text keyed by header name (empty cell = missing), remembering where each
+    row came from so that errors can name the file and line."""
+
+    path: str
+    header: list[str]
+    lines: list[int]  # the line each data row starts on (1-based; the header is line 1)
+
+
+def read_csv(path: str | Path) -> CsvColumns:
+    """Read a comma-separated file with a header row; one-line errors with FILE:LINE for a missing
+    or unreadable file, an empty or duplicated header, a row with the wrong number of fields."""
+    p = Path(path)
+    limit = csv.field_size_limit()
+    csv.field_size_limit(sys.maxsize)  # a long text cell is data, not a malformed file
+    try:
+        with p.open(newline="", encoding="utf-8-sig") as fh:
+            reader = csv.reader(fh)
+            header = next(reader, None)
+            if header is None:
+                raise DataError("empty file, expected a CSV header row", file=str(p))
+            if not header or all(h.strip() == "" for h in header):
+                raise DataError("the header row is empty", file=str(p), line=1)
+            _check_header(header, str(p))
+            cols: list[list[str]] = [[] for _ in header]
+            lines: list[int] = []
+            start = reader.line_num + 1
+            for row in reader:
+                if row:
+                    if len(row) != len(header):
+                        raise DataError(f"{len(row)} field{'s' * (len(row) != 1)}, the header has "
+                                        f"{len(header)}", file=str(p), line=start)
+                    for c, v in zip(cols, row):
+                        c.append(v)
+                    lines.append(start)
+                start = reader.line_num + 1
+    except FileNotFoundError:
+        raise DataError("no such file", file=str(p)) from None
+    except IsADirectoryError:
+        raise DataError("is a directory, expected a CSV file", file=str(p)) from None
+    except OSError as err:
+        raise DataError(f"cannot read ({err.strerror or err})", file=str(p)) from None
+    except UnicodeDecodeError as err:
+        raise DataError(f"not UTF-8 text ({err.reason} at byte {err.start})", file=str(p)) from None
+    except csv.Error as err:
+        raise DataError(f"malformed CSV ({err})", file=str(p), line=reader.line_num) from None
+    finally:
+        csv.field_size_limit(limit)
+    out = CsvColumns(zip(header, cols))
+    out.path, out.header, out.lines = str(p), header, lines
+    return out
+
+
+def _check_header(header: list[str], path: str) -> None:
+    seen: dict[str, int] = {}
+    for j, name in enumerate(header, start=1):
+        if name in seen:
+            raise DataError(f"column {name!r} appears twice in the header (fields {seen[name]} and {j})",
+                            file=path, line=1)
+        seen[name] = j
+
+
+def check_columns(columns: Mapping[str, Any], features: Sequence[Any]) -> None:
+    """Every feature must have a column: a one-line error naming the first one missing."""
+    names = [f.name for f in features]
+    missing = [n for n in names if n not in columns]
+    if not missing:
+        return
+    path = getattr(columns, "path", None)
+    have = list(columns)
+    hint = ""
+    stripped = {h.strip(): h for h in have}
+    if missing[0] in stripped:
+        hint = f"; the header has {stripped[missing[0]]!r} (spaces around the name)"
+    elif len(have) == 1 and any(sep in have[0] for sep in ";\t|"):
+        hint = "; the header is one field: rulekit reads comma-separated files"
+    else:
+        hint = f" (columns: {', '.join(map(repr, have))})" if len(have) <= 20 else ""
+    raise DataError(f"no column {missing[0]!r}, which the model needs{hint}",
+                    file=path, line=1 if path else None)
+
+
+@contextmanager
+def located(columns: Mapping[str, Any], features: Sequence[Any]) -> Iterator[None]:
+    """Turn a data error raised while scoring ``columns`` (a CSV) into one that names the file,
+    line and column of the first cell a numeric feature cannot read."""
+    try:
+        yield
+    except DataError as err:
+        where = _bad_cell(columns, features)
+        if where is None:
+            raise
+        raise where from None
+
+
+def _bad_cell(columns: Mapping[str, Any], features: Sequence[Any]) -> DataError | None:
+    path = getattr(columns, "path", None)
+    lines = getattr(columns, "lines", None)
+    header = getattr(columns, "header", None) or list(columns)
+    for f in features:
+        if f.kind == "nominal" or f.name not in columns:
+            continue
+        for i, v in enumerate(columns[f.name]):
+            if not isinstance(v, str) or v == "":
+                continue
+            try:
+                float(v)
+            except ValueError:
+                field = header.index(f.name) + 1
+                line = lines[i] if lines else None
+                row = "" if lines else f"row {i + 1}: "
+                return DataError(f"{row}column {f.name!r} (field {field}): {v!r} is not a number",
+                                 file=path, line=line)
+    return None

@@ -54,7 +54,12 @@ def run(*, out: Path, quiet: bool) -> int:
     from rulekit.table import from_data, n_rows
 
     console = Console(quiet=quiet, highlight=False)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise RulekitError(f"--out {out}: exists and is not a directory") from None
+    except OSError as err:
+        raise RulekitError(f"--out {out}: cannot create the directory ({err.strerror or err})") from None
     steps: list[tuple[str, str]] = []
     t_start = time.perf_counter()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rulekit import exporters, progress
 from rulekit.commands.source import describe, load_source
-from rulekit.fileio import write_atomic
+from rulekit.fileio import check_distinct, check_output_path, write_atomic
 
 TARGET_NAMES = {"python": "a Python module", "onnx": "ONNX", "rules": "rules", "json": "a model file",
                 "dot": "Graphviz dot"}
@@ -15,6 +15,9 @@ TARGET_NAMES = {"python": "a Python module", "onnx": "ONNX", "rules": "rules", "
 
 def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | None, proba: bool,
         dtype: str, output: Path, opset: str | int = "auto", quiet: bool = False) -> int:
+    if str(output) != "-":
+        check_output_path(output)
+        check_distinct(output, source=source)
     obj = load_source(source)
     fn = exporters.get(to)
     options: dict = {}

@@ -18,8 +18,8 @@ import numpy as np
 
 from rulekit import progress
 from rulekit.errors import DataError, RulekitError
-from rulekit.fileio import write_atomic
-from rulekit.ir.data import read_csv
+from rulekit.fileio import check_distinct, check_output_path, write_atomic
+from rulekit.table import CsvColumns, read_csv
 
 MAX_CLASSES_FOR_INTEGER_TARGET = 20
 
@@ -47,7 +47,9 @@ def _read_table(path: Path) -> dict[str, list[Any]]:
             raise RulekitError(f"{path}: cannot read Parquet ({err})") from None
         return {str(c): [None if _missing(v) else v for v in frame[c].tolist()] for c in frame.columns}
     cols = read_csv(path)
-    return {name: [v if v != "" else None for v in values] for name, values in cols.items()}
+    out = CsvColumns((name, [v if v != "" else None for v in values]) for name, values in cols.items())
+    out.path, out.header, out.lines = cols.path, cols.header, cols.lines
+    return out
 
 
 def _missing(v: Any) -> bool:
@@ -97,6 +99,19 @@ def _target(values: list[Any], task: str) -> np.ndarray:
     return np.array([str(v) for v in values], dtype=object)
 
 
+def _check_numeric_target(values: list[Any], path: Path, target: str, lines) -> None:
+    """A numeric target (and any regression target) must be a finite number on every row."""
+    for i, v in enumerate(values):
+        try:
+            ok = math.isfinite(float(v))
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            where = {"file": str(path), "line": lines[i]} if lines else {"file": str(path)}
+            raise DataError(f"target {target!r} is {v!r}, not a finite number",
+                            **where)
+
+
 def _split(path: Path, target: str, task: str | None, quiet: bool = False):
     with progress.phase(f"reading {path}"):
         columns = _read_table(path)
@@ -105,15 +120,20 @@ def _split(path: Path, target: str, task: str | None, quiet: bool = False):
     y_raw = columns.pop(target)
     if not columns:
         raise DataError(f"{path}: no feature columns besides the target {target!r}")
+    lines = getattr(columns, "lines", None)
     keep = [i for i, v in enumerate(y_raw) if v is not None]
     if not keep:
         raise DataError(f"{path}: the target column {target!r} is empty")
     dropped = len(y_raw) - len(keep)
-    if dropped and not quiet:
-        print(f"rulekit: note: {dropped} row(s) without a {target!r} value left out", file=sys.stderr)
+    if dropped:
+        if not quiet:
+            print(f"rulekit: note: {dropped} row(s) without a {target!r} value left out", file=sys.stderr)
         columns = {k: [v[i] for i in keep] for k, v in columns.items()}
         y_raw = [y_raw[i] for i in keep]
+        lines = [lines[i] for i in keep] if lines else None
     task = task or infer_task(y_raw)
+    if task == "regression" or _numeric(y_raw):
+        _check_numeric_target(y_raw, path, target, lines)
     import pandas as pd  # noqa: PLC0415
 
     return frame_of(columns), pd.Series(_target(y_raw, task), name=target), task
@@ -166,6 +186,8 @@ def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion:
         ensemble: str | None, n_trees: int, seed: int, output: Path, quiet: bool) -> int:
     from rulekit.ir.modelfile import dumps_model  # noqa: PLC0415
 
+    check_output_path(output)
+    check_distinct(output, data=data, prune_data=prune_data)
     X, y, task = _split(data, target, task, quiet)
     est = make_estimator(algorithm=algorithm, task=task, criterion=criterion, max_depth=max_depth,
                          min_samples_leaf=min_samples_leaf, prune=prune, ensemble=ensemble,
@@ -187,7 +209,9 @@ def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion:
         else:
             with progress.phase(f"learning a {algorithm} tree on {len(X):,} rows"):
                 est.fit(X, y, **fit_kw)
-    except RulekitError:
+    except RulekitError as err:
+        if err.file is None and str(data) not in str(err):
+            raise type(err)(err.message, file=str(data)) from None
         raise
     except (ValueError, TypeError) as err:
         raise RulekitError(f"{data}: {err}") from None

@@ -7,7 +7,7 @@ from pathlib import Path
 from rulekit import progress
 from rulekit.commands.source import describe
 from rulekit.errors import RulekitError
-from rulekit.fileio import write_atomic
+from rulekit.fileio import check_distinct, check_output_path, write_atomic
 
 PICKLE_MAGIC = (b"\x80",)
 
@@ -58,6 +58,8 @@ def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, qui
     from rulekit.ir.modelfile import dumps_model
     from rulekit.util import gc_paused
 
+    check_output_path(output)
+    check_distinct(output, file=file)
     with progress.phase(f"converting {file}"), gc_paused():
         model = load_foreign(file, format, allow_pickle)
     with progress.phase(f"writing {output} ({describe(model)})"):

@@ -16,8 +16,8 @@ import numpy as np
 from rulekit import progress
 from rulekit.commands.source import describe, load_source
 from rulekit.errors import RulekitError
-from rulekit.fileio import write_atomic
-from rulekit.ir.data import read_csv
+from rulekit.fileio import check_distinct, check_output_path, write_atomic
+from rulekit.table import check_columns, located, read_csv
 from rulekit.ir.model import Model
 
 CHUNK_ROWS = 50_000
@@ -39,9 +39,15 @@ def _n_rows(columns: dict[str, list[str]]) -> int:
 def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | None,
         quiet: bool = False) -> int:
     """``quiet`` silences progress only: the CSV is the output."""
+    if output is not None and str(output) == "-":
+        output = None  # -o - is stdout, as for export
+    if output is not None:
+        check_output_path(output)
+        check_distinct(output, source=source, data=data)
     obj = load_source(source)
     with progress.phase(f"reading {data}"):
         columns = read_csv(data)
+    check_columns(columns, obj.features)
     if obj.task != "classification" and proba:
         raise RulekitError("--proba needs a classifier; this model is a regressor")
     explainer = None
@@ -62,7 +68,7 @@ def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | 
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
     n = _n_rows(columns)
-    with progress.bar(f"scoring with {describe(obj)}", total=n) as bar:
+    with progress.bar(f"scoring with {describe(obj)}", total=n) as bar, located(columns, obj.features):
         for lo in range(0, max(n, 1), CHUNK_ROWS):  # a header-only file is checked too
             chunk = {k: v[lo:lo + CHUNK_ROWS] for k, v in columns.items()}
             w.writerows(zip(*_score(obj, chunk, proba, explainer)))

@@ -7,12 +7,17 @@ from pathlib import Path
 
 from rulekit import progress
 from rulekit.commands.source import describe, load_source
-from rulekit.fileio import write_atomic
+from rulekit.fileio import check_distinct, check_output_path, write_atomic
 from rulekit.ir.model import Model
 
 
 def run(*, source: Path, format: str, output: Path | None, quiet: bool = False) -> int:
     """The picture goes to ``output`` or stdout; ``quiet`` has nothing else to silence."""
+    if output is not None and str(output) == "-":
+        output = None  # -o - is stdout, as for export
+    if output is not None:
+        check_output_path(output)
+        check_distinct(output, source=source)
     obj = load_source(source)
     with progress.phase(f"drawing {describe(obj)} as {format}"):
         text = _draw(obj, format)

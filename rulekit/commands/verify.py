@@ -25,9 +25,9 @@ import numpy as np
 from rulekit import progress, runtimes
 from rulekit.commands.source import load_source
 from rulekit.errors import NotBuiltError, RulekitError
-from rulekit.ir.data import read_csv, to_matrix
+from rulekit.ir.data import to_matrix
 from rulekit.probe import probe_matrix, source_thresholds
-from rulekit.table import Table, from_matrix, n_rows
+from rulekit.table import Table, check_columns, from_matrix, located, n_rows, read_csv
 
 DEFAULT_BACKENDS = ("python", "python-batch", "sqlite", "duckdb", "postgres", "mysql", "onnx",
                     "onnx-double")
@@ -223,7 +223,9 @@ def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows
     obj = load_source(source)
     with progress.phase(f"reading {data}"):
         columns = read_csv(data)
-        base = from_matrix(obj.features, to_matrix(columns, obj.features))
+        check_columns(columns, obj.features)
+        with located(columns, obj.features):
+            base = from_matrix(obj.features, to_matrix(columns, obj.features))
     with progress.phase("making threshold and missing-value probe rows"):
         table = probe_table(obj, base)
     names = [b.strip() for b in backends.split(",") if b.strip()] if backends else list(DEFAULT_BACKENDS)

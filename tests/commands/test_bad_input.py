@@ -1,0 +1,218 @@
+"""Bad input on every command: one line on stderr naming the file (and line), exit 2, no traceback,
+no output file left behind, the inputs untouched, never a silent wrong answer."""
+
+import json
+import os
+import stat
+
+import pytest
+
+from tests.commands.test_cli_basics import run_cli
+
+TRAIN = "a,b,y\n" + "".join(f"{i},{(i * 7) % 5},{'yes' if i > 4 else 'no'}\n" for i in range(10))
+
+
+@pytest.fixture
+def files(tmp_path, capsys):
+    """A small training CSV and the model learned from it."""
+    data = tmp_path / "train.csv"
+    data.write_text(TRAIN)
+    model = tmp_path / "m.json"
+    code, _, err = run_cli(["fit", data, "--target", "y", "-o", model, "-q"], capsys)
+    assert code == 0, err
+    return tmp_path, data, model
+
+
+def one_line_error(code, err, *needles):
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("rulekit: ") and "Traceback" not in err, err
+    for needle in needles:
+        assert needle in err, err
+
+
+def leftovers(directory):
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
+
+
+# --- output paths -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["export", "predict", "show", "rules", "import", "fit"])
+@pytest.mark.parametrize("where", ["directory", "missing-dir", "unwritable"])
+def test_bad_output_path_is_one_line(files, capsys, command, where):
+    tmp, data, model = files
+    if where == "directory":
+        out = tmp
+    elif where == "missing-dir":
+        out = tmp / "nope" / "x.out"
+    else:
+        if not os.path.isdir("/proc/self"):
+            pytest.skip("needs /proc")
+        out = "/proc/x"  # exists as a directory, refuses new files even to root
+    xgb = tmp / "xgb.json"
+    if command == "import":
+        xgboost = pytest.importorskip("xgboost")
+        xgboost.XGBClassifier(n_estimators=1, max_depth=1).fit([[0.0], [1.0]], [0, 1]).save_model(xgb)
+    args = {"export": ["export", model, "--to", "python"], "predict": ["predict", model, data],
+            "show": ["show", model], "rules": ["rules", model],
+            "import": ["import", xgb, "--format", "xgboost"],
+            "fit": ["fit", data, "--target", "y"]}[command]
+    code, out_text, err = run_cli(args + ["-o", out], capsys)
+    one_line_error(code, err, "cannot write")
+    assert out_text == "" and leftovers(tmp) == []
+
+
+def test_output_that_is_an_input_is_refused(files, capsys):
+    tmp, data, model = files
+    before = (data.read_bytes(), model.read_bytes())
+    for args in (["predict", model, data, "-o", data], ["export", model, "--to", "python", "-o", model],
+                 ["show", model, "-o", tmp / "." / "m.json"], ["rules", model, "-o", model],
+                 ["fit", data, "--target", "y", "-o", data]):
+        code, _, err = run_cli(args, capsys)
+        one_line_error(code, err, "is also the input")
+    assert (data.read_bytes(), model.read_bytes()) == before
+
+
+def test_written_files_get_the_usual_mode_not_0600(files, capsys):
+    tmp, _, model = files
+    umask = os.umask(0o022)
+    try:
+        out = tmp / "m.py"
+        assert run_cli(["export", model, "--to", "python", "-o", out, "-q"], capsys)[0] == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o644
+        out.chmod(0o600)  # replacing a file keeps its mode
+        assert run_cli(["export", model, "--to", "python", "-o", out, "-q"], capsys)[0] == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    finally:
+        os.umask(umask)
+
+
+def test_export_through_a_symlink_replaces_its_target(files, capsys):
+    tmp, _, model = files
+    target = tmp / "real.py"
+    target.write_text("old")
+    link = tmp / "link.py"
+    link.symlink_to(target)
+    assert run_cli(["export", model, "--to", "python", "-o", link, "-q"], capsys)[0] == 0
+    assert link.is_symlink() and "def predict" in target.read_text()
+
+
+def test_predict_and_show_dash_means_stdout(files, capsys):
+    tmp, data, model = files
+    code, out, _ = run_cli(["predict", model, data, "-o", "-"], capsys)
+    assert code == 0 and out.startswith("prediction\n")
+    code, out, _ = run_cli(["show", model, "-o", "-"], capsys)
+    assert code == 0 and out and not (tmp / "-").exists()
+
+
+def test_demo_out_that_is_a_file(files, capsys):
+    _, _, model = files
+    code, _, err = run_cli(["demo", "--out", model, "-q"], capsys)
+    one_line_error(code, err, "not a directory")
+
+
+# --- CSV input ----------------------------------------------------------------------------------
+
+CSV_CASES = {
+    "empty": ("", "empty file"),
+    "blank header": ("\n1,2\n", ":1: the header row is empty"),
+    "duplicate column": ("a,b,a\n1,2,3\n", ":1: column 'a' appears twice"),
+    "missing column": ("a,y\n1,no\n", ":1: no column 'b'"),
+    "semicolons": ("a;b\n1;2\n", "comma-separated"),
+    "spaces in name": ("a, b\n1,2\n", "' b' (spaces"),
+    "text in a number": ("a,b,y\n1,2,no\n3,4,no\n5,x y,yes\n", ":4: column 'b' (field 2): 'x y' is not a number"),
+    "ragged": ("a,b\n1,2\n1\n", ":3: 1 field, the header has 2"),
+    "not utf-8": (b"a,b\n\xff,1\n", "not UTF-8"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CSV_CASES))
+@pytest.mark.parametrize("command", ["predict", "verify", "rules"])
+def test_bad_csv_is_located(files, capsys, case, command):
+    tmp, _, model = files
+    content, needle = CSV_CASES[case]
+    bad = tmp / "bad.csv"
+    bad.write_bytes(content if isinstance(content, bytes) else content.encode())
+    args = {"predict": ["predict", model, bad], "verify": ["verify", model, bad, "--backends", "python"],
+            "rules": ["rules", model, "--prune-data", bad, "-o", tmp / "r.rules"]}[command]
+    code, out, err = run_cli(args, capsys)
+    one_line_error(code, err, str(bad), needle)
+    assert out == "" and not (tmp / "r.rules").exists()
+
+
+def test_duplicate_column_is_never_silently_resolved(files, capsys):
+    """Two 'b' columns: the model must not pick one of them silently."""
+    tmp, _, model = files
+    bad = tmp / "dup.csv"
+    bad.write_text("a,b,b\n1,0,9\n")
+    code, _, err = run_cli(["predict", model, bad], capsys)
+    one_line_error(code, err, "appears twice")
+
+
+def test_not_a_number_names_the_right_line_in_a_later_chunk(files, capsys, monkeypatch):
+    from rulekit.commands import predict as predict_cmd
+
+    tmp, _, model = files
+    bad = tmp / "big.csv"
+    bad.write_text("a,b\n" + "1,2\n" * 25 + "1,oops\n")
+    monkeypatch.setattr(predict_cmd, "CHUNK_ROWS", 10)
+    code, _, err = run_cli(["predict", model, bad], capsys)
+    one_line_error(code, err, f"{bad}:27:", "'oops'")
+
+
+def test_long_cells_are_data_not_malformed(files, capsys):
+    tmp, _, model = files
+    wide = tmp / "wide.csv"
+    wide.write_text("a,b,note\n1,2," + "x" * 200_000 + "\n")
+    code, out, err = run_cli(["predict", model, wide], capsys)
+    assert code == 0, err
+    assert out.splitlines()[1] in ("yes", "no")
+
+
+# --- fit ----------------------------------------------------------------------------------------
+
+def test_fit_quiet_leaves_out_rows_without_a_target(tmp_path, capsys):
+    """-q used to skip the leaving-out itself: a class 'None' was learned (or a crash, numeric y)."""
+    text = tmp_path / "t.csv"
+    text.write_text(TRAIN + "3,3,\n4,4,\n")
+    num = tmp_path / "n.csv"
+    num.write_text("a,y\n1,1\n2,2\n3,\n4,1\n5,2\n")
+    for data in (text, num):
+        out = tmp_path / "m.json"
+        code, stdout, err = run_cli(["fit", data, "--target", "y", "-o", out, "-q"], capsys)
+        assert code == 0 and stdout == "" and err == "", err
+        classes = json.loads(out.read_text())["classes"]
+        assert None not in classes and "None" not in classes and len(classes) == 2
+
+
+@pytest.mark.parametrize("value,task", [("nan", "regression"), ("inf", "regression"),
+                                        ("abc", "regression"), ("nan", "classification")])
+def test_fit_rejects_a_non_finite_numeric_target_with_its_line(tmp_path, capsys, value, task):
+    data = tmp_path / "t.csv"
+    data.write_text(f"a,y\n1,1.5\n2,2.5\n3,{value}\n")
+    code, _, err = run_cli(["fit", data, "--target", "y", "--task", task, "-o", tmp_path / "m.json"], capsys)
+    one_line_error(code, err, f"{data}:4:", repr(value))
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_fit_learner_errors_name_the_file(tmp_path, capsys):
+    data = tmp_path / "one.csv"
+    data.write_text("a,y\n1,yes\n2,yes\n")
+    code, _, err = run_cli(["fit", data, "--target", "y", "-o", tmp_path / "m.json"], capsys)
+    one_line_error(code, err, f"{data}: ", "two classes")
+
+
+# --- rules --prune-data -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("content,needle", [
+    ("a,b,y\n", "no data rows"),
+    ("a,b,y\n1,2,yes\n3,4,\n", ":3: target 'y' is empty"),
+    ("a,b,y\n1,2,maybe\n", ":2: target 'y' is 'maybe', not one of the model's classes (no, yes)"),
+    ("a,b,id,z\n1,2,1,3\n", "no target column 'y'"),
+])
+def test_prune_data_targets_are_checked(files, capsys, content, needle):
+    tmp, _, model = files
+    bad = tmp / "p.csv"
+    bad.write_text(content)
+    code, _, err = run_cli(["rules", model, "--prune-data", bad, "-o", tmp / "r.rules"], capsys)
+    one_line_error(code, err, needle)
+    assert not (tmp / "r.rules").exists()
