@@ -110,18 +110,21 @@ def demo(out: Path = typer.Option(Path("rulekit-demo"), "--out", help="directory
 @app.command()
 def fit(data: Path = typer.Argument(..., help="CSV with a header row"),
         target: str = typer.Option(..., "--target", help="the column to predict"),
-        algorithm: Algorithm = typer.Option(Algorithm.cart, "--algorithm"),
+        algorithm: Algorithm = typer.Option(Algorithm.cart, "--algorithm",
+                                             help="id3 and c45: classification only"),
         task: Optional[Task] = typer.Option(None, "--task", help="default: from the target column"),
         criterion: Optional[str] = typer.Option(None, "--criterion",
                                                 help="gini|entropy|gain-ratio|mse|sdr"),
-        max_depth: Optional[int] = typer.Option(None, "--max-depth"),
-        min_samples_leaf: int = typer.Option(1, "--min-samples-leaf"),
-        prune: Prune = typer.Option(Prune.none, "--prune"),
-        prune_data: Optional[Path] = typer.Option(None, "--prune-data"),
-        ensemble: Optional[Ensemble] = typer.Option(None, "--ensemble"),
-        n_trees: int = typer.Option(100, "--n-trees"),
-        seed: int = typer.Option(0, "--seed"),
-        output: str = typer.Option(..., "-o", "--output"),
+        max_depth: Optional[int] = typer.Option(None, "--max-depth", help="default: no limit"),
+        min_samples_leaf: int = typer.Option(1, "--min-samples-leaf", help="fewest rows in a leaf"),
+        prune: Prune = typer.Option(Prune.none, "--prune",
+                                    help="reduced-error and cost-complexity use --prune-data"),
+        prune_data: Optional[Path] = typer.Option(None, "--prune-data",
+                                                  help="CSV held out for pruning (same columns as DATA)"),
+        ensemble: Optional[Ensemble] = typer.Option(None, "--ensemble", help="default: a single tree"),
+        n_trees: int = typer.Option(100, "--n-trees", help="trees in an --ensemble"),
+        seed: int = typer.Option(0, "--seed", help="random seed (same seed, same model)"),
+        output: str = typer.Option(..., "-o", "--output", help="the model file to write (JSON)"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Learn a tree or ensemble from DATA."""
     from rulekit.commands import fit as cmd
@@ -135,11 +138,12 @@ def fit(data: Path = typer.Argument(..., help="CSV with a header row"),
 
 
 @app.command("import")
-def import_(file: Path = typer.Argument(..., help="a model trained elsewhere"),
+def import_(file: Path = typer.Argument(
+                ..., help="XGBoost JSON/UBJ, LightGBM text, or a scikit-learn pickle/joblib"),
             format: Optional[ImportFormat] = typer.Option(None, "--format", help="default: sniffed"),
             allow_pickle: bool = typer.Option(False, "--allow-pickle",
                                               help="load a scikit-learn pickle/joblib (runs its code!)"),
-            output: str = typer.Option(..., "-o", "--output"),
+            output: str = typer.Option(..., "-o", "--output", help="the model file to write (JSON)"),
             quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Convert a scikit-learn, XGBoost or LightGBM model into a rulekit model file."""
     from rulekit.commands import import_model as cmd
@@ -150,12 +154,14 @@ def import_(file: Path = typer.Argument(..., help="a model trained elsewhere"),
 
 @app.command()
 def rules(model: Path = typer.Argument(..., help="a rulekit model file"),
-          prune_data: Optional[Path] = typer.Option(None, "--prune-data"),
+          prune_data: Optional[Path] = typer.Option(None, "--prune-data",
+                                                    help="CSV with the target column: prune, order by class"),
           prune: Optional[str] = typer.Option(
               None, "--prune", help="pessimistic (default with --prune-data) or reduced-error"),
           dnf: bool = typer.Option(False, "--dnf", help="merge into one rule per class"),
-          order: Order = typer.Option(Order.first_hit, "--order"),
-          output: str = typer.Option(..., "-o", "--output"),
+          order: Order = typer.Option(Order.first_hit, "--order",
+                                   help="first-hit: the first rule that fires decides; vote: all that fire"),
+          output: str = typer.Option(..., "-o", "--output", help="the rules file to write"),
           quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Extract, simplify and prune a rule base from a model."""
     from rulekit.commands import rules as cmd
@@ -168,31 +174,48 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file"),
 
 @app.command()
 def export(source: Path = typer.Argument(..., help="a model file or rules file"),
-           to: Target = typer.Option(..., "--to"),
-           dialect: Dialect = typer.Option(Dialect.sqlite, "--dialect"),
-           table: Optional[str] = typer.Option(None, "--table"),
-           key: Optional[str] = typer.Option(None, "--key"),
-           proba: bool = typer.Option(False, "--proba"),
-           dtype: DType = typer.Option(DType.float, "--dtype"),
-           opset: str = typer.Option("auto", "--opset",
-                                     help="ONNX: auto, 5 (TreeEnsemble) or 3 (legacy TreeEnsemble*)"),
+           to: Target = typer.Option(..., "--to", help="what to write"),
+           dialect: Optional[Dialect] = typer.Option(None, "--dialect",
+                                                     help="SQL: the database (default: sqlite)"),
+           table: Optional[str] = typer.Option(
+               None, "--table", help="SQL: a SELECT over this table (default: a bare prediction expression)"),
+           key: Optional[str] = typer.Option(None, "--key", help="SQL: a column of --table to select first"),
+           proba: bool = typer.Option(False, "--proba",
+                                      help="SQL: a probability column per class (needs --table)"),
+           dtype: Optional[DType] = typer.Option(None, "--dtype",
+                                                 help="ONNX: the input type of X (default: float)"),
+           opset: Optional[str] = typer.Option(None, "--opset",
+                                     help="ONNX: auto, 5 (TreeEnsemble) or 3 (legacy TreeEnsemble*) "
+                                               "(default: auto)"),
            output: str = typer.Option(..., "-o", "--output", help="file, or - for stdout"),
            quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Write a deployable artefact (Python, SQL, ONNX, rules, JSON, dot)."""
     from rulekit.commands import export as cmd
 
+    given = {"--dialect": dialect is not None, "--table": table is not None, "--key": key is not None,
+             "--proba": proba, "--dtype": dtype is not None, "--opset": opset is not None}
+    applies = {"--dialect": "sql", "--table": "sql", "--key": "sql", "--proba": "sql",
+               "--dtype": "onnx", "--opset": "onnx"}
+    for option, is_given in given.items():
+        if is_given and to.value != applies[option]:
+            raise RulekitError(f"{option} applies to --to {applies[option]}, not --to {to.value}")
+    opset = opset or "auto"
     if opset not in ("auto", "5", "3"):
         raise RulekitError(f"--opset must be auto, 5 or 3 (got {opset!r})")
-    raise typer.Exit(_run(quiet, cmd.run, source=source, to=to.value, dialect=dialect.value, table=table,
-                          key=key, proba=proba, dtype=dtype.value, output=output,
+    raise typer.Exit(_run(quiet, cmd.run, source=source, to=to.value,
+                          dialect=(dialect or Dialect.sqlite).value, table=table, key=key, proba=proba,
+                          dtype=(dtype or DType.float).value, output=output,
                           opset=opset if opset == "auto" else int(opset)))
 
 
 @app.command()
-def predict(source: Path = typer.Argument(...), data: Path = typer.Argument(...),
-            proba: bool = typer.Option(False, "--proba"),
-            explain: bool = typer.Option(False, "--explain"),
-            output: Optional[str] = typer.Option(None, "-o", "--output"),
+def predict(source: Path = typer.Argument(..., help="a model file or rules file"),
+            data: Path = typer.Argument(..., help="CSV with a header row (empty cell: missing)"),
+            proba: bool = typer.Option(False, "--proba", help="a proba:<class> column per class"),
+            explain: bool = typer.Option(False, "--explain",
+                                         help="an explanation column: the rule or path that decided"),
+            output: Optional[str] = typer.Option(None, "-o", "--output",
+                                                 help="CSV file to write (default, or -: stdout)"),
             quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Score the rows of DATA (CSV out, rows in input order)."""
     from rulekit.commands import predict as cmd
@@ -202,7 +225,7 @@ def predict(source: Path = typer.Argument(...), data: Path = typer.Argument(...)
 
 
 @app.command()
-def check(rules_file: Path = typer.Argument(..., metavar="RULES"),
+def check(rules_file: Path = typer.Argument(..., metavar="RULES", help="a rules file"),
           quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Validate a rules file: exit 0 when valid, 1 with FILE:LINE:COL messages when not."""
     from rulekit.commands import check as cmd
@@ -211,7 +234,7 @@ def check(rules_file: Path = typer.Argument(..., metavar="RULES"),
 
 
 @app.command()
-def fmt(rules_file: Path = typer.Argument(..., metavar="RULES"),
+def fmt(rules_file: Path = typer.Argument(..., metavar="RULES", help="a rules file, rewritten in place"),
         check_only: bool = typer.Option(False, "--check", help="exit 1 if it would change"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Rewrite a rules file in canonical form."""
@@ -221,10 +244,12 @@ def fmt(rules_file: Path = typer.Argument(..., metavar="RULES"),
 
 
 @app.command()
-def verify(source: Path = typer.Argument(...), data: Path = typer.Argument(...),
+def verify(source: Path = typer.Argument(..., help="a model file or rules file"),
+           data: Path = typer.Argument(..., help="CSV with a header row (probe rows are added)"),
            backends: Optional[str] = typer.Option(
                None, "--backends",
-               help="comma list: python,python-batch,sqlite,duckdb,postgres,mysql,onnx,onnx-double"),
+               help="comma list: python,python-batch,sqlite,duckdb,postgres,mysql,onnx,onnx-double "
+                    "(default: all; unreachable ones are skipped unless named here)"),
            all_rows: bool = typer.Option(
                False, "--all-rows",
                help="run the Python per-row functions on every data row too (default: every probe "
@@ -240,14 +265,30 @@ def verify(source: Path = typer.Argument(...), data: Path = typer.Argument(...),
 
 
 @app.command()
-def show(source: Path = typer.Argument(...),
+def show(source: Path = typer.Argument(..., help="a model file or rules file"),
          format: ShowFormat = typer.Option(ShowFormat.text, "--format"),
-         output: Optional[str] = typer.Option(None, "-o", "--output"),
+         output: Optional[str] = typer.Option(None, "-o", "--output",
+                                              help="file to write (default, or -: stdout)"),
          quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """A human view of a model or rule base."""
     from rulekit.commands import show as cmd
 
     raise typer.Exit(_run(quiet, cmd.run, source=source, format=format.value, output=output))
+
+
+def one_line(message: str) -> str:
+    """A message on one line: surrounding blank space dropped, inner line breaks joined with ' | '."""
+    return " | ".join(part.strip() for part in message.strip().splitlines() if part.strip())
+
+
+def usage_line(err) -> str:
+    """A click usage error as one line: "rulekit fit: missing option '--target' (see ...)"."""
+    message = one_line(err.format_message()).replace("Value error, ", "")
+    ctx = getattr(err, "ctx", None)
+    path = getattr(ctx, "command_path", None) or "rulekit"
+    if message[:1].isupper() and message[1:2].islower():
+        message = message[0].lower() + message[1:]
+    return f"{path}: {message.rstrip('.')} (see '{path} --help')"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -256,7 +297,7 @@ def main(argv: list[str] | None = None) -> None:
         # with standalone_mode=False click *returns* the code of a typer.Exit instead of raising it
         code = app(args=argv, prog_name="rulekit", standalone_mode=False)
     except RulekitError as err:
-        print(f"rulekit: {err}", file=sys.stderr)
+        print(f"rulekit: {one_line(str(err))}", file=sys.stderr)
         sys.exit(err.exit_code)
     except typer.Exit as ex:
         sys.exit(ex.exit_code)
@@ -265,14 +306,15 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except Exception as err:  # usage errors and anything unexpected: one line, no traceback
         # typer raises click's exceptions (its own vendored copy in recent versions): duck-type them
-        if hasattr(err, "show") and isinstance(getattr(err, "exit_code", None), int):
-            err.show()
+        if hasattr(err, "format_message") and isinstance(getattr(err, "exit_code", None), int):
+            if one_line(err.format_message()):  # empty: the help was shown (no arguments)
+                print(usage_line(err), file=sys.stderr)
             sys.exit(err.exit_code)
         if type(err).__name__ == "Abort":
             sys.exit(130)
         if os.environ.get("RULEKIT_DEBUG"):
             raise
-        print(f"rulekit: internal error: {type(err).__name__}: {err} "
+        print(f"rulekit: internal error: {type(err).__name__}: {one_line(str(err))} "
               f"(set RULEKIT_DEBUG=1 for a traceback)", file=sys.stderr)
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)

@@ -97,7 +97,8 @@ def read_text(path: str | Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise RulekitError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+        hint = "; it looks like a binary file" if b"\x00" in data[:4096] else ""
+        raise RulekitError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}){hint}") from None
 
 
 def sniff_source(text: str) -> str:

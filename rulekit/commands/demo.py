@@ -9,6 +9,7 @@ data plus threshold and missing-value probe rows, and says where everything is.
 from __future__ import annotations
 
 import csv
+import shlex
 import time
 from pathlib import Path
 
@@ -45,6 +46,7 @@ def _write_csv(path: Path, names, X, y=None, target="diagnosis") -> None:
 
 def run(*, out: Path, quiet: bool) -> int:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from rulekit import dsl, export, progress
@@ -113,22 +115,24 @@ def run(*, out: Path, quiet: bool) -> int:
         for r in reports:
             style = "green" if r.status == "ok" else ("yellow" if r.status.startswith("skipped") else "red")
             t.add_row(label, r.backend, str(r.label_mismatches), f"{r.max_diff:.2g}",
-                      f"[{style}]{r.status}[/{style}]")
+                      f"[{style}]{escape(r.status)}[/{style}]")
     console.print(t)
     n_lit = sum(_literals(r.condition) for r in rb.rules)
     console.print(f"tree: {model.graph.number_of_nodes()} nodes, training accuracy {tree_acc:.3f}; "
                   f"rules: {len(rb.rules)} rules / {n_lit} literals, accuracy {rules_acc:.3f}")
     files = Table(title="artefacts", show_header=False)
     for what, where in steps:
-        files.add_row(what, where)
+        files.add_row(what, escape(where))
     console.print(files)
-    console.print(
-        "next: edit a threshold in [bold]" + str(out / "model.rules") + "[/bold], then\n"
-        f"  rulekit check {out / 'model.rules'}\n"
-        f"  rulekit export {out / 'model.rules'} --to sql --dialect duckdb --table patients -o edited.sql\n"
-        f"  rulekit verify {out / 'model.rules'} {out / 'data.csv'}\n"
-        f"  rulekit show {out / 'model.json'} --format svg -o tree.svg\n"
-        f"(done in {time.perf_counter() - t_start:.1f} s)")
+    rules_path, data_path, model_path = (shlex.quote(str(out / n)) for n in ("model.rules", "data.csv",
+                                                                           "model.json"))
+    console.print(  # paths shell-quoted, markup-escaped, lines never wrapped: commands stay copyable
+        f"next: edit a threshold in [bold]{escape(str(out / 'model.rules'))}[/bold], then\n" + escape(
+            f"  rulekit check {rules_path}\n"
+            f"  rulekit export {rules_path} --to sql --dialect duckdb --table patients -o edited.sql\n"
+            f"  rulekit verify {rules_path} {data_path}\n"
+            f"  rulekit show {model_path} --format svg -o tree.svg\n"
+            f"(done in {time.perf_counter() - t_start:.1f} s)"), soft_wrap=True)
     ok = all(r.ok for r in model_reports + rules_reports)
     return 0 if ok else 1
 

@@ -24,18 +24,31 @@ def sniff_format(path: Path, head: bytes) -> str:
         return "lightgbm"
     if head.startswith(PICKLE_MAGIC) or path.suffix in (".pkl", ".pickle", ".joblib"):
         return "sklearn"
-    raise RulekitError(f"{path}: cannot tell which library wrote this model; pass --format")
+    raise RulekitError(f"{path}: cannot tell which library wrote this model; pass --format (rulekit imports "
+                       f"scikit-learn pickles, XGBoost JSON/UBJ and LightGBM text models)")
 
 
 def load_foreign(file: Path, format: str | None, allow_pickle: bool):
     """The IR Model for a foreign model file."""
     try:
-        head = file.open("rb").read(4096)
+        with file.open("rb") as fh:
+            head = fh.read(4096)
     except FileNotFoundError:
         raise RulekitError(f"{file}: no such file") from None
     except OSError as err:
         raise RulekitError(f"{file}: cannot read ({err.strerror or err})") from None
+    if b'"rulekit-model"' in head[:300]:
+        raise RulekitError(f"{file}: already a rulekit model file; use it as it is (no import needed)")
     fmt = format or sniff_format(file, head)
+    try:
+        return _load(file, fmt, allow_pickle)
+    except RulekitError as err:
+        if err.file is None and str(file) not in str(err):
+            raise type(err)(f"{file}: {err.message}") from None
+        raise
+
+
+def _load(file: Path, fmt: str, allow_pickle: bool):
     if fmt == "sklearn":
         if not allow_pickle:
             raise RulekitError(f"{file}: a scikit-learn model is a pickle, which runs code when "

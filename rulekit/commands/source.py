@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Union
 
 from rulekit import progress
+from rulekit.errors import RulekitError
 from rulekit.fileio import read_text, sniff_source
 from rulekit.ir.model import Model
 from rulekit.rules.base import RuleBase
@@ -16,6 +17,8 @@ Source = Union[Model, RuleBase]
 def load_source(path: str | Path) -> Source:
     with progress.phase(f"reading {path}"):
         text = read_text(path)
+        if not text.strip("\ufeff \t\r\n"):
+            raise RulekitError(f"{path}: empty file, expected a model file (JSON) or a rules file")
         if sniff_source(text) == "model":
             from rulekit.ir.modelfile import loads_model
 

@@ -194,6 +194,7 @@ def _check_backend(obj, table: Table, name: str, expected: tuple, rows: np.ndarr
 def print_reports(reports: list[Report], n: int, quiet: bool, n_data: int | None = None) -> None:
     """The table of backends on stdout (with ``quiet``, only when something is wrong)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table as RichTable
 
     if quiet and all(r.ok for r in reports):
@@ -207,7 +208,7 @@ def print_reports(reports: list[Report], n: int, quiet: bool, n_data: int | None
     for r in reports:
         style = "green" if r.status == "ok" else ("yellow" if r.status.startswith("skipped") else "red")
         t.add_row(r.backend, f"{r.rows:,}", str(r.label_mismatches), f"{r.max_diff:.3g}", f"{r.seconds:.3f}",
-                  f"{r.total_seconds:.3f}", f"[{style}]{r.status}[/{style}]")
+                  f"{r.total_seconds:.3f}", f"[{style}]{escape(r.status)}[/{style}]")
     console.print(t)
     sampled = [r.backend for r in reports if r.backend in PER_ROW_BACKENDS and 0 < r.rows < n]
     if sampled and n_data is not None:
@@ -220,6 +221,14 @@ def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows
         jobs: int = 1) -> int:
     if jobs < 1:
         raise RulekitError(f"--jobs must be at least 1 (got {jobs})")
+    names = (list(DEFAULT_BACKENDS) if backends is None
+             else [b.strip() for b in backends.split(",") if b.strip()])
+    if not names:
+        raise RulekitError(f"--backends {backends!r} names no backend "
+                           f"(choose from {', '.join(DEFAULT_BACKENDS)})")
+    names = list(dict.fromkeys(names))
+    for name in names:
+        runtimes.runner(name)  # unknown names fail before any work
     obj = load_source(source)
     with progress.phase(f"reading {data}"):
         columns = read_csv(data)
@@ -228,9 +237,6 @@ def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows
             base = from_matrix(obj.features, to_matrix(columns, obj.features))
     with progress.phase("making threshold and missing-value probe rows"):
         table = probe_table(obj, base)
-    names = [b.strip() for b in backends.split(",") if b.strip()] if backends else list(DEFAULT_BACKENDS)
-    for name in names:
-        runtimes.runner(name)  # unknown names fail before any work
     n_data = None if all_rows else n_rows(base)
     reports = verify(obj, table, names, explicit=backends is not None, n_data=n_data, jobs=jobs)
     print_reports(reports, n_rows(table), quiet, n_data)

@@ -119,7 +119,8 @@ CSV_CASES = {
     "missing column": ("a,y\n1,no\n", ":1: no column 'b'"),
     "semicolons": ("a;b\n1;2\n", "comma-separated"),
     "spaces in name": ("a, b\n1,2\n", "' b' (spaces"),
-    "text in a number": ("a,b,y\n1,2,no\n3,4,no\n5,x y,yes\n", ":4: column 'b' (field 2): 'x y' is not a number"),
+    "text in a number": ("a,b,y\n1,2,no\n3,4,no\n5,x y,yes\n",
+                         ":4: column 'b' (field 2): 'x y' is not a number"),
     "ragged": ("a,b\n1,2\n1\n", ":3: 1 field, the header has 2"),
     "not utf-8": (b"a,b\n\xff,1\n", "not UTF-8"),
 }
@@ -216,3 +217,79 @@ def test_prune_data_targets_are_checked(files, capsys, content, needle):
     code, _, err = run_cli(["rules", model, "--prune-data", bad, "-o", tmp / "r.rules"], capsys)
     one_line_error(code, err, needle)
     assert not (tmp / "r.rules").exists()
+
+
+# --- usage and messages -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args,needle", [
+    (["predict"], "rulekit predict: missing argument 'source'"),
+    (["fit", "x.csv", "-o", "m.json"], "rulekit fit: missing option '--target'"),
+    (["export", "m.json", "--to", "xml", "-o", "x"], "'xml' is not one of 'python', 'sql'"),
+    (["fit", "x.csv", "--target", "y", "--max-depth", "abc", "-o", "m.json"], "'--max-depth'"),
+    (["predict", "m.json", "d.csv", "--bogus"], "no such option: --bogus"),
+    (["no-such-command"], "no such command 'no-such-command'"),
+])
+def test_usage_errors_are_one_line(capsys, args, needle):
+    code, out, err = run_cli(args, capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert needle in err and "--help" in err and "Value error" not in err
+
+
+def test_multi_line_error_messages_print_on_one_line(monkeypatch, capsys):
+    from rulekit.commands import show
+    from rulekit.errors import RulekitError
+
+    def fails(**_):
+        raise RulekitError("first line\n\n  second line\n")
+
+    monkeypatch.setattr(show, "run", fails)
+    code, _, err = run_cli(["show", "x.json"], capsys)
+    assert code == 2 and err == "rulekit: first line | second line\n"
+
+
+@pytest.mark.parametrize("option", [["--dialect", "mysql"], ["--table", "t"], ["--key", "k"], ["--proba"],
+                                    ["--dtype", "double"], ["--opset", "3"]])
+def test_export_options_for_another_target_are_refused(files, capsys, option):
+    tmp, _, model = files
+    to = "sql" if option[0] in ("--dtype", "--opset") else "onnx"
+    code, _, err = run_cli(["export", model, "--to", to, *option, "-o", tmp / "x"], capsys)
+    one_line_error(code, err, f"{option[0]} applies to")
+    assert not (tmp / "x").exists()
+
+
+@pytest.mark.parametrize("backends", [",", "", " , "])
+def test_verify_with_no_backend_named_is_an_error_not_a_pass(files, capsys, backends):
+    _, data, model = files
+    code, _, err = run_cli(["verify", model, data, "--backends", backends], capsys)
+    one_line_error(code, err, "names no backend")
+
+
+def test_import_of_a_rulekit_model_file_says_so(files, capsys):
+    tmp, _, model = files
+    code, _, err = run_cli(["import", model, "-o", tmp / "x.json"], capsys)
+    one_line_error(code, err, "already a rulekit model file")
+
+
+def test_import_errors_name_the_file(tmp_path, capsys):
+    import pickle
+
+    bad = tmp_path / "not-a-model.pkl"
+    bad.write_bytes(pickle.dumps({"a": 1}))
+    code, _, err = run_cli(["import", bad, "--allow-pickle", "-o", tmp_path / "x.json"], capsys)
+    one_line_error(code, err, f"{bad}: ")
+
+
+@pytest.mark.parametrize("content", ["", "\n  \n"])
+def test_empty_source_says_empty(tmp_path, capsys, content):
+    src = tmp_path / "m.json"
+    src.write_text(content)
+    for args in (["show", src], ["export", src, "--to", "python", "-o", tmp_path / "x.py"]):
+        code, _, err = run_cli(args, capsys)
+        one_line_error(code, err, "empty file")
+
+
+def test_verify_report_prints_statuses_with_brackets_verbatim(capsys):
+    from rulekit.commands.verify import Report, print_reports
+
+    print_reports([Report("sqlite", 0, 0, 0.0, 0.0, "failed: near \"[/x]\": syntax error")], 1, False)
+    assert '[/x]' in capsys.readouterr().out
