@@ -14,7 +14,7 @@ from pathlib import Path
 from rulekit import dsl, progress
 from rulekit.dsl import lint
 from rulekit.errors import RulekitError
-from rulekit.fileio import read_text
+from rulekit.fileio import read_text, sniff_source
 
 
 def run(rules_file: str | Path, *, strict: bool = False, quiet: bool = False) -> int:
@@ -23,6 +23,10 @@ def run(rules_file: str | Path, *, strict: bool = False, quiet: bool = False) ->
         text = read_text(rules_file)
     except RulekitError as err:
         print(f"rulekit: {err}", file=sys.stderr)
+        return 2
+    if _is_model_json(text):
+        print(f"rulekit: {rules_file}: a rulekit model file, not a rules file (make one with "
+              f"'rulekit rules {rules_file} -o FILE.rules')", file=sys.stderr)
         return 2
     with progress.phase(f"checking {rules_file}"):
         parsed = dsl.parse(text, file=str(rules_file))
@@ -43,3 +47,7 @@ def run(rules_file: str | Path, *, strict: bool = False, quiet: bool = False) ->
         return 1 if strict else 0
     print(f"{rules_file}: valid ({what})")
     return 0
+
+
+def _is_model_json(text: str) -> bool:
+    return sniff_source(text) == "model" and '"rulekit-model"' in text[:300]

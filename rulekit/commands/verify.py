@@ -15,8 +15,11 @@ Python module's per-row functions (``python``) see every probe row but only a se
 from __future__ import annotations
 
 import contextvars
+import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +37,7 @@ DEFAULT_BACKENDS = ("python", "python-batch", "sqlite", "duckdb", "postgres", "m
 FLOAT32_BACKENDS = {"onnx"}
 PER_ROW_BACKENDS = {"python"}  # row-at-a-time interfaces: probe rows + a sample of the data rows
 PER_ROW_SAMPLE = 2_000
+BACKEND_STACK_BYTES = 512 * 1024 * 1024  # 64 MiB ran a 20,000-deep tree in onnxruntime; 8x margin
 
 
 @dataclass
@@ -144,14 +148,11 @@ def verify(obj, table: Table, backends: list[str], *, explicit: bool = False,
             rows = subset if name in PER_ROW_BACKENDS else None
             return _check_backend(obj, table, name, expected[name in FLOAT32_BACKENDS], rows, explicit)
 
-    with runtimes.keep_exports(), progress.bar("verifying backends", total=len(backends)) as bar:
-        if jobs <= 1 or len(backends) <= 1:
-            reports = []
-            for name in backends:
-                reports.append(check(name))
-                bar.advance()
-            return reports
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
+    with runtimes.keep_exports(), progress.bar("verifying backends", total=len(backends)) as bar, \
+            big_thread_stacks():
+        # backends always run in worker threads (one at a time unless jobs > 1): their big stacks
+        # let native engines recurse deep (onnxruntime crashed the process on a 12,000-deep tree)
+        with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(backends)))) as pool:
             futures = [pool.submit(contextvars.copy_context().run, check, name) for name in backends]
             try:
                 for done in as_completed(futures):
@@ -161,6 +162,20 @@ def verify(obj, table: Table, backends: list[str], *, explicit: bool = False,
                 pool.shutdown(wait=True, cancel_futures=True)
                 raise
         return [f.result() for f in futures]
+
+
+@contextmanager
+def big_thread_stacks(size: int = BACKEND_STACK_BYTES) -> Iterator[None]:
+    """New threads get ``size`` bytes of stack (reserved, touched only as used) while inside."""
+    old = threading.stack_size()
+    try:
+        threading.stack_size(size)
+    except (ValueError, RuntimeError):  # a platform without settable stacks: keep the default
+        pass
+    try:
+        yield
+    finally:
+        threading.stack_size(old)
 
 
 def _reference(obj, table: Table) -> tuple:

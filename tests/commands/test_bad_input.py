@@ -293,3 +293,12 @@ def test_verify_report_prints_statuses_with_brackets_verbatim(capsys):
 
     print_reports([Report("sqlite", 0, 0, 0.0, 0.0, "failed: near \"[/x]\": syntax error")], 1, False)
     assert '[/x]' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [["check"], ["fmt"], ["fmt", "--check"]])
+def test_check_and_fmt_on_a_model_file_say_what_it_is(files, capsys, command):
+    _, _, model = files
+    before = model.read_bytes()
+    code, out, err = run_cli([*command, model], capsys)
+    one_line_error(code, err, "a rulekit model file, not a rules file")
+    assert out == "" and model.read_bytes() == before

@@ -73,3 +73,17 @@ def test_probe_table_adds_threshold_and_missing_rows():
     probed = probe_table(model, base)
     assert n_rows(probed) > 10 + 2 * len(model.graph)  # a row per threshold neighbour
     assert any(np.isnan(probed[model.features[0].name]))
+
+
+def test_verify_survives_onnxruntime_on_a_very_deep_tree():
+    """onnxruntime recurses per tree level while loading: on the main thread's 8 MiB stack a
+    12,000-deep chain crashed the whole process (SIGSEGV). Backends now run on big-stack threads."""
+    pytest.importorskip("onnxruntime")
+    from rulekit.commands.verify import verify
+    from rulekit.table import from_matrix
+    from tests.zoo import chain_model
+
+    model = chain_model(14_000)
+    table = from_matrix(model.features, np.array([[-1.0], [0.5], [6999.5], [7000.0], [np.nan]]))
+    reports = verify(model, table, ["onnx-double"], explicit=True)
+    assert [r.status for r in reports] == ["ok"] and reports[0].rows == 5
