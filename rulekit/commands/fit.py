@@ -112,7 +112,10 @@ def _check_numeric_target(values: list[Any], path: Path, target: str, lines) -> 
                             **where)
 
 
-def _split(path: Path, target: str, task: str | None, quiet: bool = False):
+def _split(path: Path, target: str, task: str | None, quiet: bool = False, like=None):
+    """(X, y, task) from a data file; ``like``: the (X, y) of DATA, whose column kinds and classes
+    the prune data must follow (a column read as text in one file and numbers in the other would
+    be encoded differently and prune wrongly)."""
     with progress.phase(f"reading {path}"):
         columns = _read_table(path)
     if target not in columns:
@@ -136,7 +139,58 @@ def _split(path: Path, target: str, task: str | None, quiet: bool = False):
         _check_numeric_target(y_raw, path, target, lines)
     import pandas as pd  # noqa: PLC0415
 
+    if like is not None:
+        return _like(columns, y_raw, like, path, target, lines) + (task,)
     return frame_of(columns), pd.Series(_target(y_raw, task), name=target), task
+
+
+def _like(columns, y_raw, like, path: Path, target: str, lines):
+    """Prune data read with DATA's column kinds and checked against DATA's classes."""
+    import pandas as pd  # noqa: PLC0415
+
+    X, y = like
+    where = (lambda i: {"file": str(path), "line": lines[i]}) if lines else (lambda i: {"file": str(path)})
+    data = {}
+    for name in X.columns:
+        if name not in columns:
+            raise DataError(f"no column {name!r}, which DATA has", file=str(path), line=1 if lines else None)
+        values = columns[name]
+        if X[name].dtype.kind == "f":
+            out = np.empty(len(values))
+            for i, v in enumerate(values):
+                try:
+                    out[i] = np.nan if v is None else float(v)
+                except (TypeError, ValueError):
+                    raise DataError(f"column {name!r} holds numbers in DATA; {v!r} is not a number",
+                                    **where(i)) from None
+            data[name] = out
+        else:
+            data[name] = pd.Series([None if v is None else str(v) for v in values], dtype=object)
+    if y.dtype.kind == "f":
+        _check_numeric_target(y_raw, path, target, lines)
+        yp = np.array([float(v) for v in y_raw], dtype=np.float64)
+    elif y.dtype.kind in "iu":
+        yp = np.array([_as_int(v) for v in y_raw], dtype=object)
+    else:
+        yp = np.array([str(v) for v in y_raw], dtype=object)
+    if y.dtype.kind != "f":  # classification: every prune label must be one of DATA's classes
+        classes = set(y.tolist())
+        for i, v in enumerate(yp.tolist()):
+            if v not in classes:
+                shown = ", ".join(map(str, sorted(classes, key=str)))
+                raise DataError(f"target {target!r} is {y_raw[i]!r}, not a class of DATA ({shown})",
+                                **where(i))
+        if y.dtype.kind in "iu":
+            yp = yp.astype(np.int64)
+    return pd.DataFrame(data), pd.Series(yp, name=target)
+
+
+def _as_int(v):
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return v
+    return int(f) if math.isfinite(f) and f == int(f) else v
 
 
 def make_estimator(*, algorithm: str, task: str, criterion: str | None, max_depth: int | None,
@@ -196,11 +250,8 @@ def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion:
     if prune_data is not None:
         if prune not in ("reduced-error", "cost-complexity"):
             raise RulekitError("--prune-data needs --prune reduced-error or cost-complexity")
-        Xp, yp, _ = _split(prune_data, target, task, quiet)
-        missing = [c for c in X.columns if c not in Xp.columns]
-        if missing:
-            raise DataError(f"{prune_data}: no column {missing[0]!r}")
-        fit_kw = {"X_prune": Xp[list(X.columns)], "y_prune": yp}
+        Xp, yp, _ = _split(prune_data, target, task, quiet, like=(X, y))
+        fit_kw = {"X_prune": Xp, "y_prune": yp}
     try:
         if ensemble is not None:
             n = est.n_estimators

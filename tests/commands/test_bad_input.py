@@ -302,3 +302,36 @@ def test_check_and_fmt_on_a_model_file_say_what_it_is(files, capsys, command):
     code, out, err = run_cli([*command, model], capsys)
     one_line_error(code, err, "a rulekit model file, not a rules file")
     assert out == "" and model.read_bytes() == before
+
+
+# --- fit --prune-data ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("content,needle", [
+    ("a,b,y\n1,2,yes\n3,x,no\n", ":3: column 'b' holds numbers in DATA; 'x' is not a number"),
+    ("a,b,y\n1,2,maybe\n", ":2: target 'y' is 'maybe', not a class of DATA (no, yes)"),
+    ("a,y\n1,yes\n", ":1: no column 'b', which DATA has"),
+])
+@pytest.mark.parametrize("method", ["reduced-error", "cost-complexity"])
+def test_fit_prune_data_is_checked_against_data(files, capsys, content, needle, method):
+    tmp, data, _ = files
+    prune = tmp / "p.csv"
+    prune.write_text(content)
+    out = tmp / "pruned.json"
+    code, _, err = run_cli(["fit", data, "--target", "y", "--prune", method, "--prune-data", prune,
+                            "-o", out], capsys)
+    one_line_error(code, err, str(prune), needle)
+    assert not out.exists()
+
+
+def test_fit_prune_data_columns_follow_data_kinds(tmp_path):
+    """A column of text in DATA stays text in the prune data even where the prune file holds only
+    numbers (read on its own it became float64 and its values no longer matched DATA's labels)."""
+    from rulekit.commands.fit import _split
+
+    data = tmp_path / "d.csv"
+    data.write_text("c,y\n1,a\n2,b\nx,a\n")
+    prune = tmp_path / "p.csv"
+    prune.write_text("c,y\n1,a\n2,b\n")
+    X, y, task = _split(data, "y", None)
+    Xp, yp, _ = _split(prune, "y", task, like=(X, y))
+    assert Xp["c"].tolist() == ["1", "2"] and yp.tolist() == ["a", "b"]
