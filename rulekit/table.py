@@ -128,9 +128,11 @@ def read_csv(path: str | Path) -> CsvColumns:
 
 
 def _check_header(header: list[str], path: str) -> None:
+    """Two columns with one name would leave it to chance which one a model reads (unnamed
+    columns, as trailing commas make, are left alone: no feature reads them)."""
     seen: dict[str, int] = {}
     for j, name in enumerate(header, start=1):
-        if name in seen:
+        if name in seen and name.strip():
             raise DataError(f"column {name!r} appears twice in the header (fields {seen[name]} and {j})",
                             file=path, line=1)
         seen[name] = j

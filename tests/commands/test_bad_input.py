@@ -335,3 +335,11 @@ def test_fit_prune_data_columns_follow_data_kinds(tmp_path):
     X, y, task = _split(data, "y", None)
     Xp, yp, _ = _split(prune, "y", task, like=(X, y))
     assert Xp["c"].tolist() == ["1", "2"] and yp.tolist() == ["a", "b"]
+
+
+def test_trailing_empty_columns_are_not_duplicates(files, capsys):
+    tmp, _, model = files
+    csv_file = tmp / "excel.csv"
+    csv_file.write_text("a,b,,\n1,2,,\n")
+    code, out, err = run_cli(["predict", model, csv_file], capsys)
+    assert code == 0 and len(out.splitlines()) == 2, err
