@@ -29,7 +29,8 @@ from rulekit.exporters.sql import expr
 from rulekit.exporters.sql.dialect import Dialect
 from rulekit.exporters.sql.names import PREDICTION, PROBA_PREFIX, Names
 from rulekit.exporters.sql.trees import Columns
-from rulekit.exporters.sql.units import MatchUnit, RuleListUnit, size, tree_unit
+from rulekit.exporters.sql.units import MatchUnit, RuleListUnit, TreeUnit, size, tree_unit
+from rulekit.exporters.sql.walker import Walk, walkable
 from rulekit.ir.model import Model
 
 EXP_LIMIT = 700.0  # |argument| beyond which EXP is clamped (PostgreSQL errors on over/underflow)
@@ -307,6 +308,7 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
         mean = sum(size(u) for u in spec.units) / n
         step = max(1, min(step, int(d.stage_leaves // max(1.0, mean))))
     num = d.number
+    walks = _walks(spec, d, b, names) if d.walker and not b.bare else {}
     batches = [range(s, min(n, s + step)) for s in range(0, n, step)] or [range(0)]
     plans = []  # per batch: (id items, per-accumulator terms)
     for batch in batches:
@@ -315,7 +317,10 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
         for i in batch:
             u = spec.units[i]
             contrib = [(k, vals) for k, vals in terms(i, u) if any(v != 0.0 for v in vals)]  # + 0.0: no-op
-            if d.pick is not None and not b.bare and len(contrib) > 1:
+            if i in walks:
+                for k, vals in contrib:
+                    per[k].append(walks[i].pick(u.leaves, vals, num))
+            elif d.pick is not None and not b.bare and len(contrib) > 1:
                 leaf = names.internal(f"l{i}")
                 ids, reps = leaf_ids(u)
                 ids_items.append(f"{ids} AS {leaf}")
@@ -340,6 +345,21 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
         last = j == len(plans) - 1
         b.stage(items + ([] if last else plans[j + 1][0]), features=not last)
     return acc
+
+
+def _walks(spec: Spec, d: Dialect, b: Builder, names: Names) -> dict[int, Walk]:
+    """Walks for the trees with numeric splits only, over a stage holding ``xs``, the array of the
+    features they test (computed once per row and carried through the following stages)."""
+    trees = [i for i, u in enumerate(spec.units) if isinstance(u, TreeUnit) and walkable(u.tree)]
+    if not trees:
+        return {}
+    used = sorted({info[1][1] for i in trees for info in spec.units[i].tree.info.values()})
+    slot = {j: p + 1 for p, j in enumerate(used)}
+    xs = names.internal("xs")
+    cols = spec.units[trees[0]].tree.cols.names
+    b.stage([f"array({', '.join(cols[j] for j in used)}) AS {xs}"], features=True)
+    b.carry = b.carry + [xs]
+    return {i: Walk(spec.units[i].tree, slot, xs) for i in trees}
 
 
 def _ensemble(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str],

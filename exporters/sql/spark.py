@@ -1,12 +1,14 @@
 """Spark SQL: ``1.5e0`` is a DOUBLE (not decimal); backticks; no numeric TRUNC, so truncation is
-``x - x % 1``. Generated Java methods are capped at 64 KB: one nested CASE of a depth-8 tree already
-exceeds it, and Spark then interprets the plan (exact, but a 100-tree depth-8 forest took 84 s for
-20k rows in local mode). Flatter trees do not help: Catalyst ran out of a 4 GB heap optimizing the
-flat form of that forest. Stages sum 10 trees."""
+``x - x % 1``. Generated Java methods are capped at 64 KB and the JIT skips methods over 8 KB: a
+depth-8 nested CASE per tree exceeded both, so a 100-tree depth-8 forest took minutes to parse,
+analyze and compile (its flat form ran Catalyst out of a 4 GB heap). Ensemble trees with numeric
+splits are therefore walked over constant arrays (``walker.py``): planning stays a few seconds and
+each tree is one small generated method. Single trees and trees with nominal or oblique splits keep
+the CASE form; stages sum 10 trees."""
 
 from rulekit.exporters.sql.dialect import Dialect
 
 DIALECT = Dialect(
     name="spark", sqlglot="spark", case_depth=30, trunc="({0} - {0} % 1e0)", batch=10,
-    pick="element_at(array({values}), {index})", correlated_from=False,
+    pick="element_at(array({values}), {index})", correlated_from=False, walker=True,
 )
