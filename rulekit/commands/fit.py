@@ -108,7 +108,7 @@ def _check_numeric_target(values: list[Any], path: Path, target: str, lines) -> 
             ok = False
         if not ok:
             where = {"file": str(path), "line": lines[i]} if lines else {"file": str(path)}
-            raise DataError(f"target {target!r} is {v!r}, not a finite number",
+            raise DataError(f"target {target!r} is {v!r}: a numeric target needs a finite number",
                             **where)
 
 
