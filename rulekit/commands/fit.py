@@ -25,6 +25,9 @@ MAX_CLASSES_FOR_INTEGER_TARGET = 20
 
 
 def _is_number(text: str) -> bool:
+    """float() syntax in plain ASCII: '1_5' and non-ASCII digits are text, not numbers."""
+    if not text.isascii() or "_" in text:
+        return False
     try:
         float(text)
     except ValueError:
@@ -159,6 +162,8 @@ def _like(columns, y_raw, like, path: Path, target: str, lines):
             out = np.empty(len(values))
             for i, v in enumerate(values):
                 try:
+                    if isinstance(v, str) and not _is_number(v):
+                        raise ValueError(v)
                     out[i] = np.nan if v is None else float(v)
                 except (TypeError, ValueError):
                     raise DataError(f"column {name!r} holds numbers in DATA; {v!r} is not a number",

@@ -343,3 +343,25 @@ def test_trailing_empty_columns_are_not_duplicates(files, capsys):
     csv_file.write_text("a,b,,\n1,2,,\n")
     code, out, err = run_cli(["predict", model, csv_file], capsys)
     assert code == 0 and len(out.splitlines()) == 2, err
+
+
+@pytest.mark.parametrize("cell", ["1_5", "\u0661\u0662", "\uff11\uff12"])
+def test_numbers_python_alone_would_read_are_refused(files, capsys, cell):
+    """float('1_5') is 15 and float('١٢') is 12: a CSV cell like that is text, never a number."""
+    tmp, _, model = files
+    bad = tmp / "u.csv"
+    bad.write_text(f"a,b,y\n1,2,no\n{cell},2,yes\n", encoding="utf-8")
+    for args in (["predict", model, bad], ["verify", model, bad, "--backends", "python"],
+                 ["rules", model, "--prune-data", bad, "-o", tmp / "r.rules"],
+                 ["fit", tmp / "train.csv", "--target", "y", "--prune", "reduced-error",
+                  "--prune-data", bad, "-o", tmp / "p.json"]):
+        code, _, err = run_cli(args, capsys)
+        one_line_error(code, err, f"{bad}:3:", repr(cell))
+
+
+def test_fit_reads_such_a_column_as_text(tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    data.write_text("a,y\n1_5,yes\n2,no\n3,yes\n4,no\n")
+    out = tmp_path / "m.json"
+    assert run_cli(["fit", data, "--target", "y", "-o", out, "-q"], capsys)[0] == 0
+    assert json.loads(out.read_text())["features"][0]["kind"] == "nominal"
