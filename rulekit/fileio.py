@@ -14,17 +14,27 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
 
     The new file gets the mode a plain ``open`` would give it (the old file's mode when it
     replaces one, else 0666 less the umask), not mkstemp's 0600; a symlink is followed, so the
-    file it points at is replaced. Any failure is a one-line RulekitError and leaves no file."""
+    file it points at is replaced. Any failure is a one-line RulekitError and leaves no file.
+    A path that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) is written to
+    directly: renaming over it would replace the device itself."""
     p = check_output_path(path)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    text_kw = {} if isinstance(data, bytes) else {"encoding": "utf-8", "newline": ""}
+    if p.exists() and not p.is_file():
+        try:
+            with open(p, mode, **text_kw) as fh:
+                fh.write(data)
+        except OSError as err:
+            raise RulekitError(f"cannot write {path}: {err.strerror or err}") from None
+        return
     if p.is_symlink():
         p = p.resolve()
-    mode = "wb" if isinstance(data, bytes) else "w"
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     except OSError as err:
         raise RulekitError(f"cannot write {path}: {err.strerror or err}") from None
     try:
-        with os.fdopen(fd, mode, **({} if isinstance(data, bytes) else {"encoding": "utf-8", "newline": ""})) as fh:
+        with os.fdopen(fd, mode, **text_kw) as fh:
             fh.write(data)
         os.chmod(tmp, _new_file_mode(p))
         os.replace(tmp, p)
@@ -42,9 +52,21 @@ def _new_file_mode(p: Path) -> int:
     try:
         return p.stat().st_mode & 0o7777
     except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where Linux says it (threads may be writing)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
 
 
 def check_output_path(path: str | Path) -> Path:

@@ -365,3 +365,41 @@ def test_fit_reads_such_a_column_as_text(tmp_path, capsys):
     out = tmp_path / "m.json"
     assert run_cli(["fit", data, "--target", "y", "-o", out, "-q"], capsys)[0] == 0
     assert json.loads(out.read_text())["features"][0]["kind"] == "nominal"
+
+
+def test_output_to_a_fifo_or_device_writes_through_it(files, capsys):
+    """-o /dev/null, /dev/stdout or a FIFO: written to, never renamed over (as root, the atomic
+    rename replaced the device node itself with a regular file)."""
+    import threading
+    import time
+
+    tmp, _, model = files
+    fifo = tmp / "pipe"
+    os.mkfifo(fifo)
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so the writer's open succeeds
+    got = bytearray()
+    done = threading.Event()
+
+    def drain():  # until the command has returned and the pipe is empty
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                chunk = None
+            if chunk:
+                got.extend(chunk)
+            elif done.is_set():
+                return
+            else:
+                time.sleep(0.01)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        code, _, err = run_cli(["export", model, "--to", "python", "-o", fifo, "-q"], capsys)
+    finally:
+        done.set()
+        reader.join(10)
+        os.close(fd)
+    assert code == 0, err
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and b"def predict" in got
