@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import sys
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -154,8 +155,12 @@ def _check_present(columns: Mapping[str, Any], features: Sequence[Any]) -> None:
     have = list(columns)
     hint = ""
     stripped = {h.strip(): h for h in have}
+    folded = {unicodedata.normalize("NFC", h).casefold(): h for h in have}
+    key = unicodedata.normalize("NFC", missing[0]).casefold()
     if missing[0] in stripped:
         hint = f"; the header has {stripped[missing[0]]!r} (spaces around the name)"
+    elif key in folded:
+        hint = f"; the header has {folded[key]!r} (names must match exactly)"
     elif len(have) == 1 and any(sep in have[0] for sep in ";\t|"):
         hint = "; the header is one field: rulekit reads comma-separated files"
     else:

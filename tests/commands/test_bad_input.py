@@ -403,3 +403,15 @@ def test_output_to_a_fifo_or_device_writes_through_it(files, capsys):
         os.close(fd)
     assert code == 0, err
     assert stat.S_ISFIFO(fifo.stat().st_mode) and b"def predict" in got
+
+
+@pytest.mark.parametrize("header,shown", [("A,b", "'A'"), ("a\u0301x,b", None)])
+def test_a_near_miss_column_name_is_pointed_out(tmp_path, capsys, header, shown):
+    data = tmp_path / "t.csv"
+    data.write_text("\u00e1x,b,y\n1,2,no\n3,4,yes\n5,1,yes\n0,0,no\n" if shown is None else TRAIN)
+    model = tmp_path / "m.json"
+    assert run_cli(["fit", data, "--target", "y", "-o", model, "-q"], capsys)[0] == 0
+    bad = tmp_path / "bad.csv"
+    bad.write_text(f"{header}\n1,2\n")
+    code, _, err = run_cli(["predict", model, bad], capsys)
+    one_line_error(code, err, "names must match exactly", shown or "'a\u0301x'")
