@@ -1,6 +1,7 @@
 """MySQL / MariaDB: ``1.5e0`` is a DOUBLE; backtick identifiers, backslash escapes in strings;
 a derived table with LIMIT is not merged into the outer query (so stages are evaluated once);
-no correlated derived tables (a bare ensemble classifier needs a table)."""
+no correlated derived tables, so a bare ensemble is written as plain scalar sums (softmax boosting
+needs a table)."""
 
 from rulekit.exporters.sql.dialect import Dialect
 

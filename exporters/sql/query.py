@@ -229,20 +229,63 @@ def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -
 
 
 def _inline(spec: Spec, d: Dialect) -> str:
-    """A bare expression without subqueries, for dialects without correlated derived tables: only
-    sums whose value is referenced once (regression forests and boosting)."""
+    """A bare expression without subqueries, for dialects without correlated derived tables: every
+    sum written out where it is used (regression sums, averaged or voting forests, sigmoid boosting).
+    A tree feeding several sums is written once per sum; where the dialect walks trees (Spark) the
+    copies are one common subexpression, evaluated once per row."""
     num = d.number
+    K = len(spec.classes or [])
     if spec.task == "regression" and spec.kind in ("average", "sum", "rule-sum"):
         if spec.kind == "rule-sum":
             base = num(spec.default[0]) if spec.default is not None else num(0.0)
             terms = [u.render([num(spec.weights[i] * u.vec[0][0]), num(0.0)]) for i, u in enumerate(spec.units)]
             return "(" + expr.sum_terms([base] + terms) + ")"
-        terms = [u.render([num(v[0]) for v in u.vec]) for u in spec.units]
-        if spec.kind == "sum":
-            return "(" + expr.sum_terms([num(spec.combiner.base_score[0])] + terms) + ")"
-        return f"({expr.sum_terms(terms)}) / {num(float(len(terms)))}"
+        (total,) = _inline_sums(spec, d, 1, lambda i, u: [(0, [v[0] for v in u.vec])],
+                                [num(spec.combiner.base_score[0])] if spec.kind == "sum" else [None])
+        return total if spec.kind == "sum" else f"{total} / {num(float(len(spec.units)))}"
+    labels = label_texts(d, spec.classes or [])
+    if spec.task == "classification" and spec.kind in ("average", "vote"):
+        if spec.kind == "vote":
+            def terms(i, u):
+                votes = [int(np.argmax(v)) for v in u.vec]
+                return [(k, [1.0 if c == k else 0.0 for c in votes]) for k in range(K)]
+        else:
+            def terms(i, u):
+                return [(k, [v[k] for v in u.vec]) for k in range(K)]
+        n = num(float(len(spec.units)))
+        sums = _inline_sums(spec, d, K, terms, [None] * K)
+        return argmax([f"({a} / {n})" for a in sums], labels)
+    c = spec.combiner
+    if spec.kind == "sum" and c.link == "sigmoid" and c.n_outputs == 1:
+        (a,) = _inline_sums(spec, d, 1, lambda i, u: [(0, [v[0] for v in u.vec])], [num(c.base_score[0])])
+        if c.decision in ("raw>=0", "raw>0"):
+            return expr.case([(f"{a} {c.decision[3:-1]} {num(0.0)}", labels[1])], labels[0])
+        lo, hi = num(-EXP_LIMIT), num(EXP_LIMIT)
+        p1 = (f"(CASE WHEN {a} < {lo} THEN {num(0.0)} WHEN {a} > {hi} THEN {num(1.0)} "
+              f"ELSE {num(1.0)} / ({num(1.0)} + EXP(-{a})) END)")
+        return expr.case([(f"{num(1.0)} - {p1} >= {p1}", labels[0])], labels[1])
     raise ExportError(f"{d.name} cannot score this ensemble in a bare expression (no correlated subqueries "
                       f"in FROM); pass a table (--table)")
+
+
+def _inline_sums(spec: Spec, d: Dialect, width: int, terms: Terms, init: list[str | None]) -> list[str]:
+    """Each accumulator as one parenthesized left-to-right sum over the units, in unit order."""
+    walks: dict[int, Walk] = {}
+    if d.walker:
+        trees = [i for i, u in enumerate(spec.units) if isinstance(u, TreeUnit) and walkable(u.tree)]
+        used = sorted({info[1][1] for i in trees for info in spec.units[i].tree.info.values()})
+        if trees:
+            cols = spec.units[trees[0]].tree.cols.names
+            xs = f"array({', '.join(cols[j] for j in used)})"
+            walks = {i: Walk(spec.units[i].tree, {j: p + 1 for p, j in enumerate(used)}, xs) for i in trees}
+    num = d.number
+    sums: list[list[str]] = [[x] if x is not None else [] for x in init]
+    for i, u in enumerate(spec.units):
+        for k, vals in terms(i, u):
+            if all(v == 0.0 for v in vals):
+                continue
+            sums[k].append(walks[i].pick(u.leaves, vals, num) if i in walks else u.render([num(v) for v in vals]))
+    return ["(" + expr.sum_terms(parts or [num(0.0)]) + ")" for parts in sums]
 
 
 def _single(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str],

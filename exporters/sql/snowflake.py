@@ -1,5 +1,5 @@
 """Snowflake: doubles cast to FLOAT (64-bit); quoted identifiers are case-sensitive; no correlated
-derived tables."""
+derived tables, so a bare ensemble is written as plain scalar sums (softmax boosting needs a table)."""
 
 from rulekit.exporters.sql.dialect import Dialect
 

@@ -199,17 +199,42 @@ def test_bare_expression(name, sqlite_conn, duck_conn, unique_name):
         compare(model, data, rows, proba=False, where=f"bare {eng}")
 
 
-def test_bare_expression_mysql(mysql_conn, unique_name):
-    model, data = zoo.get("sklearn_extratrees_regressor")
+BARE_ENSEMBLES = ["sklearn_extratrees_regressor", "sklearn_forest_classifier", "xgboost_binary_nan_hostile",
+                  "rulekit_forest_hard_vote", "sklearn_gb_binary"]
+
+
+@pytest.mark.parametrize("name", [n for n in BARE_ENSEMBLES if n in zoo.zoo_names()])
+def test_bare_expression_mysql(name, mysql_conn, unique_name):
+    """MariaDB has no correlated derived tables: ensembles are written as plain scalar sums."""
+    model, data = zoo.get(name)
     expr_sql = to_sql(model, dialect="mysql")
+    assert "SELECT" not in expr_sql
     load(mysql_conn, "mysql", model, data, unique_name)
     try:
         rows = query(mysql_conn, "mysql", f"SELECT `{KEY}`, {expr_sql} AS p FROM `{unique_name}`")
         compare(model, data, rows, proba=False, where="bare mysql")
     finally:
         mysql_conn.cursor().execute(f"DROP TABLE `{unique_name}`")
-    with pytest.raises(ExportError, match="pass a table"):
-        to_sql(zoo.get("sklearn_forest_classifier")[0], dialect="mysql")
+
+
+@pytest.mark.parametrize("name", [n for n in BARE_ENSEMBLES if n in zoo.zoo_names()])
+def test_bare_expression_snowflake_transpiled(name, duck_conn, unique_name):
+    model, data = zoo.get(name)
+    expr_sql = to_sql(model, dialect="snowflake")
+    assert "SELECT" not in expr_sql
+    sql = sqlglot.transpile(f'SELECT "{KEY}", {expr_sql} AS p FROM "{unique_name}"', read="snowflake",
+                            write="duckdb")[0]
+    load(duck_conn, "duckdb", model, data, unique_name)
+    try:
+        compare(model, data, query(duck_conn, "duckdb", sql), proba=False, where="bare snowflake->duckdb")
+    finally:
+        duck_conn.execute(f'DROP TABLE "{unique_name}"')
+
+
+def test_bare_softmax_needs_a_table():
+    for dialect in ("mysql", "spark", "snowflake"):
+        with pytest.raises(ExportError, match="pass a table"):
+            to_sql(zoo.get("sklearn_gb_multiclass_hostile")[0], dialect=dialect)
 
 
 # --- options, errors, the command line ---------------------------------------------------------------------

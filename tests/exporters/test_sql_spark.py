@@ -128,10 +128,14 @@ def test_spark_rules(spark, name):
     _run(spark, rules_of(model), data, "rk_rules")
 
 
-def test_spark_bare_regression(spark):
-    model, data = zoo.get("sklearn_extratrees_regressor")
+@pytest.mark.parametrize("name", ["sklearn_extratrees_regressor", "sklearn_forest_classifier", "xgboost_binary_nan_hostile",
+                                  "rulekit_forest_hard_vote"])
+def test_spark_bare(spark, name):
+    """The bare expression: no subquery, trees walked inline (one common subexpression per tree)."""
+    model, data = zoo.get(name)
     _view(spark, model, data, "rk_bare")
     expr_sql = to_sql(model, dialect="spark")
+    assert "SELECT" not in expr_sql
     rows = [tuple(r) for r in spark.sql(f"SELECT `{KEY}`, {expr_sql} AS p FROM rk_bare").collect()]
     compare(model, data, rows, proba=False, where="spark bare")
     assert not any(isinstance(v, float) and math.isnan(v) for _, v in rows)
