@@ -499,7 +499,7 @@ class Builder(Transformer_NonRecursive):
         n = len(c)
         if n == 6 and c[3] is None:  # the common `name op number`: straight through
             a, op, b = c[0], c[1], c[2]
-            if type(a) is Tok and a.type == "NAME" and b.type == "NUMBER":
+            if type(a) is Tok and a.type == "NAME" and type(b) is Tok and b.type == "NUMBER":
                 f = self.features.get(a.value)
                 if f is not None and f.kind == "numeric":
                     self.lits.append((a.line, a.column, a.end_pos - a.start_pos))

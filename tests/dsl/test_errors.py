@@ -109,6 +109,13 @@ def test_text_against_a_numeric_feature():
         one("if humidity > grade then no")
 
 
+def test_oblique_sum_on_the_right_is_an_error_not_a_crash():
+    """`humidity <= 1 * humidity` once crashed the builder's fast path (a sum where a number was expected)."""
+    assert "compare it with a number (or write the whole oblique test on one side)" in \
+        one("if humidity <= 1 * humidity then no")
+    assert "compare it with a number" in one("if humidity > 2 * humidity + 1 * humidity then no")
+
+
 def test_label_that_is_not_a_class():
     src = "if humidity > 1 then maybe"
     assert one(src) == at(1, 22, "'maybe' is not a class of 'play' (classes: 'no', 'yes')", src,
