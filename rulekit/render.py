@@ -57,6 +57,9 @@ def leaf_label(model: Model, value) -> str:
     return f"class: {model.classes[best]}  [{dist}]"
 
 
+MAX_INDENT = 40  # indentation levels drawn; deeper lines name their depth instead
+
+
 def tree_text(model: Model, index: int = 0) -> str:
     tree = model.trees[index]
     lines: list[str] = []
@@ -64,7 +67,8 @@ def tree_text(model: Model, index: int = 0) -> str:
     while stack:
         node, level, label = stack.pop()
         a = tree.nodes[node]
-        indent = "|   " * level
+        indent = "|   " * level if level <= MAX_INDENT else \
+            "|   " * MAX_INDENT + f"[depth {level}] "  # bounded width: a 20,000-deep chain stays small
         if label is not None:
             lines.append(f"{indent}|--- {label}")
         if a["kind"] == "leaf":

@@ -36,6 +36,16 @@ def test_huge_tree_is_cut_not_recursed():
     assert "more nodes" in model_mermaid(model)
 
 
+def test_text_of_a_huge_chain_grows_linearly():
+    """Indentation stops at render.MAX_INDENT levels (it once made a 2.4 GB file of a 20,000-deep chain)."""
+    from rulekit import render
+
+    text = render.model_text(zoo.chain_model(20_000))
+    lines = text.splitlines()
+    assert len(lines) > 40_000 and max(map(len, lines)) < 300 and len(text) < 12_000_000
+    assert "[depth 19999] " in text and "|   " * (render.MAX_INDENT + 3) not in text
+
+
 @pytest.mark.parametrize("name", ["sklearn_tree_multiclass_hostile", "handmade_nominal", "handmade_linear"])
 def test_rule_base_pictures(name):
     import rulekit
