@@ -220,7 +220,7 @@ def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -
         pred, probs = _single(spec, d, b, names, labels, proba)
     else:
         if b.bare and not d.correlated_from:
-            return _inline(spec, d)
+            return _inline(spec, d, names)
         pred, probs = _ensemble(spec, d, b, names, labels, proba)
     items = [f"{pred} AS {names.outputs[0]}"] + [f"{p} AS {n}" for p, n in zip(probs, names.outputs[1:])]
     if b.bare:
@@ -228,7 +228,7 @@ def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -
     return b.select(items)
 
 
-def _inline(spec: Spec, d: Dialect) -> str:
+def _inline(spec: Spec, d: Dialect, names: Names) -> str:
     """A bare expression without subqueries, for dialects without correlated derived tables: every
     sum written out where it is used (regression sums, averaged or voting forests, sigmoid boosting).
     A tree feeding several sums is written once per sum; where the dialect walks trees (Spark) the
@@ -240,7 +240,7 @@ def _inline(spec: Spec, d: Dialect) -> str:
             base = num(spec.default[0]) if spec.default is not None else num(0.0)
             terms = [u.render([num(spec.weights[i] * u.vec[0][0]), num(0.0)]) for i, u in enumerate(spec.units)]
             return "(" + expr.sum_terms([base] + terms) + ")"
-        (total,) = _inline_sums(spec, d, 1, lambda i, u: [(0, [v[0] for v in u.vec])],
+        (total,) = _inline_sums(spec, d, names, 1, lambda i, u: [(0, [v[0] for v in u.vec])],
                                 [num(spec.combiner.base_score[0])] if spec.kind == "sum" else [None])
         return total if spec.kind == "sum" else f"{total} / {num(float(len(spec.units)))}"
     labels = label_texts(d, spec.classes or [])
@@ -253,11 +253,11 @@ def _inline(spec: Spec, d: Dialect) -> str:
             def terms(i, u):
                 return [(k, [v[k] for v in u.vec]) for k in range(K)]
         n = num(float(len(spec.units)))
-        sums = _inline_sums(spec, d, K, terms, [None] * K)
+        sums = _inline_sums(spec, d, names, K, terms, [None] * K)
         return argmax([f"({a} / {n})" for a in sums], labels)
     c = spec.combiner
     if spec.kind == "sum" and c.link == "sigmoid" and c.n_outputs == 1:
-        (a,) = _inline_sums(spec, d, 1, lambda i, u: [(0, [v[0] for v in u.vec])], [num(c.base_score[0])])
+        (a,) = _inline_sums(spec, d, names, 1, lambda i, u: [(0, [v[0] for v in u.vec])], [num(c.base_score[0])])
         if c.decision in ("raw>=0", "raw>0"):
             return expr.case([(f"{a} {c.decision[3:-1]} {num(0.0)}", labels[1])], labels[0])
         lo, hi = num(-EXP_LIMIT), num(EXP_LIMIT)
@@ -268,7 +268,8 @@ def _inline(spec: Spec, d: Dialect) -> str:
                       f"in FROM); pass a table (--table)")
 
 
-def _inline_sums(spec: Spec, d: Dialect, width: int, terms: Terms, init: list[str | None]) -> list[str]:
+def _inline_sums(spec: Spec, d: Dialect, names: Names, width: int, terms: Terms,
+                 init: list[str | None]) -> list[str]:
     """Each accumulator as one parenthesized left-to-right sum over the units, in unit order."""
     walks: dict[int, Walk] = {}
     if d.walker:
@@ -277,7 +278,9 @@ def _inline_sums(spec: Spec, d: Dialect, width: int, terms: Terms, init: list[st
         if trees:
             cols = spec.units[trees[0]].tree.cols.names
             xs = f"array({', '.join(cols[j] for j in used)})"
-            walks = {i: Walk(spec.units[i].tree, {j: p + 1 for p, j in enumerate(used)}, xs) for i in trees}
+            slot = {j: p + 1 for p, j in enumerate(used)}
+            var = (names.internal("n"), names.internal("i"))
+            walks = {i: Walk(spec.units[i].tree, slot, xs, var) for i in trees}
     num = d.number
     sums: list[list[str]] = [[x] if x is not None else [] for x in init]
     for i, u in enumerate(spec.units):
@@ -402,7 +405,8 @@ def _walks(spec: Spec, d: Dialect, b: Builder, names: Names) -> dict[int, Walk]:
     cols = spec.units[trees[0]].tree.cols.names
     b.stage([f"array({', '.join(cols[j] for j in used)}) AS {xs}"], features=True)
     b.carry = b.carry + [xs]
-    return {i: Walk(spec.units[i].tree, slot, xs) for i in trees}
+    var = (names.internal("n"), names.internal("i"))
+    return {i: Walk(spec.units[i].tree, slot, xs, var) for i in trees}
 
 
 def _ensemble(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str],

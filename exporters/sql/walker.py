@@ -49,9 +49,11 @@ def doubles(values: list[float]) -> str:
 class Walk:
     """One tree laid out for the walk: node numbering, the walk expression, value arrays."""
 
-    def __init__(self, tree_sql, slot: dict[int, int], xs: str):
+    def __init__(self, tree_sql, slot: dict[int, int], xs: str, var: tuple[str, str]):
         """``tree_sql``: a prepared :class:`~rulekit.exporters.sql.trees.TreeSQL` with numeric
-        splits only; ``slot``: 1-based position in ``xs`` of each used feature index."""
+        splits only; ``slot``: 1-based position in ``xs`` of each used feature index; ``var``: the
+        lambda's two variable names (quoted, distinct from every column name: a lambda variable
+        hides a column of the same name)."""
         order = [tree_sql.root]
         depth = {tree_sql.root: 0}
         i = 0
@@ -80,10 +82,11 @@ class Walk:
         if steps == 0:
             self.expr = "1"
             return
-        fn = f"element_at({ints(f)}, n)"
-        self.expr = (f"aggregate(sequence(1, {steps}), 1, (n, i) -> IF(coalesce(element_at({xs}, abs({fn})) <= "
-                     f"element_at({doubles(t)}, n), {fn} < 0), element_at({ints(left)}, n), "
-                     f"element_at({ints(right)}, n)))")
+        n, i = var
+        fn = f"element_at({ints(f)}, {n})"
+        self.expr = (f"aggregate(sequence(1, {steps}), 1, ({n}, {i}) -> IF(coalesce(element_at({xs}, abs({fn})) <= "
+                     f"element_at({doubles(t)}, {n}), {fn} < 0), element_at({ints(left)}, {n}), "
+                     f"element_at({ints(right)}, {n})))")
 
     def pick(self, leaves: list, values: list[float], number) -> str:
         """``values[p]`` for the leaf ``leaves[p]`` the walk ends on; ``number`` writes a constant
