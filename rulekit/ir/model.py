@@ -152,6 +152,9 @@ class Model:
         if self.task == "classification":
             if not self.classes or len(self.classes) < 2:
                 raise RulekitError("a classifier needs at least two classes")
+            dup = [c for i, c in enumerate(self.classes) if c in self.classes[:i]]
+            if dup:
+                raise RulekitError(f"class {dup[0]!r} is listed twice in classes {self.classes!r}")
         c = self.combiner
         if c.kind == "single" and len(self.trees) != 1:
             raise RulekitError("combiner 'single' needs exactly one tree")

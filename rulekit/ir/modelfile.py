@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import networkx as nx
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, ValidationError
 
 from rulekit.errors import ModelFileError, RulekitError
 from rulekit.fileio import read_text, write_atomic
@@ -26,43 +26,52 @@ _NODE_KEYS = ("kind", "feature", "features", "weights", "threshold", "op", "prec
               "value", "counts", "n_samples", "impurity", "feature_name")
 
 
+def _not_bool(v: Any) -> Any:
+    if isinstance(v, bool):
+        raise ValueError("expected a number, not true/false")
+    return v
+
+
+Number = Annotated[float, BeforeValidator(_not_bool)]  # a JSON number or "Infinity"/"NaN", never a bool
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", ser_json_inf_nan="strings")
 
 
 class NodeFile(_Strict):
-    id: int
+    id: StrictInt
     kind: Literal["numeric", "nominal", "linear", "leaf"]
-    feature: int | None = None
+    feature: StrictInt | None = None
     feature_name: str | None = None
-    features: list[int] | None = None
-    weights: list[float] | None = None
-    threshold: float | None = None
+    features: list[StrictInt] | None = None
+    weights: list[Number] | None = None
+    threshold: Number | None = None
     op: Literal["<=", "<"] | None = None
     precision: Literal["float32", "float64"] | None = None
-    missing: int | None = None
-    value: list[float] | None = None
-    counts: list[float] | None = None
-    n_samples: float | None = None
-    impurity: float | None = None
+    missing: StrictInt | None = None
+    value: list[Number] | None = None
+    counts: list[Number] | None = None
+    n_samples: Number | None = None
+    impurity: Number | None = None
 
 
 class EdgeFile(_Strict):
-    parent: int
-    child: int
-    branch: int
-    values: list[int] | None = None
+    parent: StrictInt
+    child: StrictInt
+    branch: StrictInt
+    values: list[StrictInt] | None = None
 
 
 class TreeFile(_Strict):
-    root: int = 0
+    root: StrictInt = 0
     nodes: list[NodeFile]
     edges: list[EdgeFile]
 
 
 class ModelFile(_Strict):
     format: Literal["rulekit-model"] = FORMAT
-    version: int = VERSION
+    version: StrictInt = Field(VERSION, ge=1)
     task: Literal["classification", "regression"]
     target: str | None = None
     features: list[Feature]

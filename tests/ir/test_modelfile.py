@@ -66,12 +66,21 @@ def _break(doc, how):
         d["surprise"] = 1
     elif how == "duplicate_node":
         t["nodes"].append(dict(t["nodes"][1]))
+    elif how == "duplicate_class":
+        d["classes"] = [d["classes"][0]] * len(d["classes"])
+    elif how == "negative_version":
+        d["version"] = -1
+    elif how == "bool_as_integer":
+        next(n for n in t["nodes"] if n["kind"] == "numeric")["feature"] = True
+    elif how == "bool_as_number":
+        next(n for n in t["nodes"] if n["kind"] == "numeric")["threshold"] = True
     return d
 
 
 BREAKS = ["two_roots", "cycle", "two_parents", "dangling_edge", "feature_oob", "nan_threshold",
           "missing_oob", "bad_kind", "leaf_size", "code_oob", "newer_version", "wrong_format",
-          "unknown_key", "duplicate_node"]
+          "unknown_key", "duplicate_node", "duplicate_class", "negative_version", "bool_as_integer",
+          "bool_as_number"]
 
 
 @pytest.mark.parametrize("how", BREAKS)
