@@ -100,6 +100,8 @@ def _numeric_column(values: Any, name: str) -> np.ndarray:
             out[i] = np.nan
             continue
         try:
+            if type(v) is str and (not v.isascii() or "_" in v):
+                raise ValueError  # float() reads '1_5' as 15 and non-ASCII digits: never silently
             out[i] = float(v)
         except (TypeError, ValueError):
             raise DataError(f"feature {name!r}: row {i + 1}: {v!r} is not a number") from None
