@@ -13,20 +13,16 @@ from pathlib import Path
 
 from rulekit import dsl, progress
 from rulekit.dsl import lint
+from rulekit.commands.source import read_rules_text
 from rulekit.errors import RulekitError
-from rulekit.fileio import read_text, sniff_source
 
 
 def run(rules_file: str | Path, *, strict: bool = False, quiet: bool = False) -> int:
     """With ``quiet`` a valid file prints nothing (warnings too); errors always print."""
     try:
-        text = read_text(rules_file)
+        text = read_rules_text(rules_file)
     except RulekitError as err:
         print(f"rulekit: {err}", file=sys.stderr)
-        return 2
-    if _is_model_json(text):
-        print(f"rulekit: {rules_file}: a rulekit model file, not a rules file (make one with "
-              f"'rulekit rules {rules_file} -o FILE.rules')", file=sys.stderr)
         return 2
     with progress.phase(f"checking {rules_file}"):
         parsed = dsl.parse(text, file=str(rules_file))
@@ -47,7 +43,3 @@ def run(rules_file: str | Path, *, strict: bool = False, quiet: bool = False) ->
         return 1 if strict else 0
     print(f"{rules_file}: valid ({what})")
     return 0
-
-
-def _is_model_json(text: str) -> bool:
-    return sniff_source(text) == "model" and '"rulekit-model"' in text[:300]

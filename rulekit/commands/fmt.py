@@ -12,20 +12,16 @@ import sys
 from pathlib import Path
 
 from rulekit import dsl, progress
+from rulekit.commands.source import read_rules_text
 from rulekit.errors import RulekitError
-from rulekit.fileio import read_text, sniff_source, write_atomic
+from rulekit.fileio import write_atomic
 
 
 def run(rules_file: str | Path, check: bool = False, *, quiet: bool = False) -> int:
     try:
-        with progress.phase(f"reading {rules_file}"):
-            text = read_text(rules_file)
+        text = read_rules_text(rules_file)
     except RulekitError as err:
         print(f"rulekit: {err}", file=sys.stderr)
-        return 2
-    if _is_model_json(text):
-        print(f"rulekit: {rules_file}: a rulekit model file, not a rules file (make one with "
-              f"'rulekit rules {rules_file} -o FILE.rules')", file=sys.stderr)
         return 2
     with progress.phase(f"parsing {rules_file}"):
         parsed = dsl.parse(text, file=str(rules_file))
@@ -52,7 +48,3 @@ def run(rules_file: str | Path, check: bool = False, *, quiet: bool = False) -> 
     if not quiet:
         print(f"reformatted {rules_file}")
     return 0
-
-
-def _is_model_json(text: str) -> bool:
-    return sniff_source(text) == "model" and '"rulekit-model"' in text[:300]

@@ -28,6 +28,17 @@ def load_source(path: str | Path) -> Source:
         return dsl.loads(text, file=str(path))
 
 
+def read_rules_text(path: str | Path) -> str:
+    """The text of a rules file (for check and fmt); a model JSON or an unreadable file is a
+    RulekitError saying so in one line."""
+    with progress.phase(f"reading {path}"):
+        text = read_text(path)
+    if sniff_source(text) == "model" and '"rulekit-model"' in text[:300]:
+        raise RulekitError(f"{path}: a rulekit model file, not a rules file (make one with "
+                           f"'rulekit rules {path} -o FILE.rules')")
+    return text
+
+
 def describe(obj: Source) -> str:
     """'a tree', '100 trees' or '12 rules': what progress lines call a source."""
     if isinstance(obj, Model):
