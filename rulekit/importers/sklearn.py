@@ -76,6 +76,9 @@ def tree_graph(tree_: Any, *, classifier: bool, scale: float | None = None,
 
 
 def _check_fitted(est: Any) -> None:
+    if not hasattr(est, "fit") or not hasattr(est, "get_params"):
+        raise RulekitError(f"a {type(est).__name__} is not a scikit-learn estimator (expected a fitted "
+                           "tree, forest or gradient boosting model)")
     if not hasattr(est, "n_features_in_"):
         raise RulekitError(f"{type(est).__name__} is not fitted")
 

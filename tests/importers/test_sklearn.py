@@ -390,10 +390,12 @@ def test_single_step_pipeline_converts_and_multi_step_is_refused():
     (HistGradientBoostingRegressor(loss="poisson", max_iter=3), "link"),
     (GradientBoostingRegressor(n_estimators=2), "not fitted"),
     (HistGradientBoostingClassifier(max_iter=2), "not fitted"),
+    ({"n_features_in_": 3}, "a dict is not a scikit-learn estimator"),
+    (DecisionTreeClassifier(), "not fitted"),
 ])
 def test_refusals_are_one_clear_line(est, match):
     X, y = dataset("diabetes")
-    if match != "not fitted":
+    if match == "link":
         est.fit(X, y)
     with pytest.raises(RulekitError, match=match) as info:
         rulekit.from_sklearn(est)
