@@ -1,7 +1,11 @@
 """PostgreSQL: numeric literals are NUMERIC even with an exponent, so doubles are cast to float8;
 ``OFFSET 0`` stops subquery pull-up (stages are evaluated once) and every 10th stage is a
 MATERIALIZED CTE (planning nested subqueries is quadratic in their depth); quoted names are
-case-sensitive and cut at 63 bytes; EXP errors on overflow and underflow (arguments are clamped)."""
+case-sensitive and cut at 63 bytes; EXP errors on overflow and underflow (arguments are clamped).
+
+Run big ensembles with ``SET jit = off`` in the session: PostgreSQL's JIT (on by default above
+``jit_above_cost``) spent ~120 s compiling a 100-tree depth-8 forest's query on 40k rows that runs
+in 3.7 s without it (PostgreSQL 15 here); results are the same either way."""
 
 from rulekit.exporters.sql.dialect import Dialect
 
