@@ -13,15 +13,7 @@ import sys
 import time
 
 import numpy as np
-
-
-def _best(fn, repeat=3):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+from _timing import best_time
 
 
 def _per_row_us(fn, rows, repeat=5):
@@ -148,14 +140,14 @@ def run(quick: bool = False, callgrind: bool = False) -> list[dict]:
     # --- 100-tree depth-8 forest ----------------------------------------------------------------
     rf = RandomForestClassifier(n_estimators=100, max_depth=8, random_state=0, n_jobs=1).fit(X, y)
     forest = rulekit.from_sklearn(rf)
-    t_export, src = _best(lambda: to_python(forest), 1 if quick else 3)
+    t_export, src = best_time(lambda: to_python(forest), 1 if quick else 3)
     ours = _module(src, "forest")
     frows = rows[: 200 if quick else 1000]
     peer_us = peer_export = None
     if m2c:
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old, 20_000))  # m2cgen's exporter recurses
-        peer_export, peer_src = _best(lambda: m2c.export_to_python(rf), 1)
+        peer_export, peer_src = best_time(lambda: m2c.export_to_python(rf), 1)
         sys.setrecursionlimit(old)
         us, peer_us = _race([ours["predict_proba"], _module(peer_src, "m2c_forest")["score"]], frows, 3)
     else:
@@ -172,8 +164,8 @@ def run(quick: bool = False, callgrind: bool = False) -> list[dict]:
     n = 20_000 if quick else 200_000
     Z = rng.normal(size=(n, 20))
     Z[::50, 3] = np.nan
-    t_sk, p_sk = _best(lambda: rf.predict_proba(Z), 2)
-    t_us, p_us = _best(lambda: ours["predict_proba_batch"](Z), 2)
+    t_sk, p_sk = best_time(lambda: rf.predict_proba(Z), 2)
+    t_us, p_us = best_time(lambda: ours["predict_proba_batch"](Z), 2)
     out.append({"benchmark": f"{name}, {n:,} rows", "metric": "predict_proba_batch time", "unit": "s",
                 "rulekit": t_us, "peer": "sklearn predict_proba n_jobs=1", "peer_value": t_sk,
                 "goal": "ratio <= 4", "ok": t_us <= 4 * t_sk})
