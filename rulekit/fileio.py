@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -98,6 +99,16 @@ def check_distinct(output: str | Path | None, **inputs: str | Path | None) -> No
         if same:
             raise RulekitError(f"-o {output} is also the input {what.upper().replace('_', '-')}; "
                                f"write the output somewhere else")
+
+
+def is_stdout(path: str | Path) -> bool:
+    """True when ``path`` is the file stdout writes to (``-o /dev/stdout``): a 'wrote ...' line
+    printed there would land inside the artefact."""
+    try:
+        a, b = os.stat(path), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def read_bytes(path: str | Path) -> bytes:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rulekit import exporters, progress
 from rulekit.commands.source import describe, load_source
-from rulekit.fileio import check_distinct, check_output_path, write_atomic
+from rulekit.fileio import check_distinct, check_output_path, is_stdout, write_atomic
 
 TARGET_NAMES = {"python": "a Python module", "onnx": "ONNX", "rules": "rules", "json": "a model file",
                 "dot": "Graphviz dot"}
@@ -35,7 +35,7 @@ def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | No
         return 0
     with progress.phase(f"writing {output}"):
         write_atomic(output, result)
-    if not quiet:
+    if not quiet and not is_stdout(output):
         print(f"wrote {output}")
     return 0
 

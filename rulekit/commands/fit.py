@@ -18,7 +18,7 @@ import numpy as np
 
 from rulekit import progress
 from rulekit.errors import DataError, RulekitError
-from rulekit.fileio import check_distinct, check_output_path, write_atomic
+from rulekit.fileio import check_distinct, check_output_path, is_stdout, write_atomic
 from rulekit.table import CsvColumns, read_csv
 
 MAX_CLASSES_FOR_INTEGER_TARGET = 20
@@ -274,7 +274,7 @@ def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion:
     with progress.phase(f"writing {output}"):
         model = est.model_
         write_atomic(output, dumps_model(model))
-    if not quiet:
+    if not quiet and not is_stdout(output):
         with progress.phase("scoring the training data"):
             score = est.score(X, y)
         what = "accuracy" if task == "classification" else "R^2"

@@ -219,6 +219,21 @@ def test_forced_progress_goes_to_stderr_never_to_piped_stdout(files, tmp_path):
     assert (res.returncode, res.stdout, res.stderr) == (0, b"", b"")
 
 
+def test_output_to_dev_stdout_is_the_artefact_alone(files):
+    """`-o /dev/stdout`: no 'wrote ...' line inside the artefact (export, rules, import)."""
+    model, data, mpath, dpath = files
+    plain = {**os.environ, "RULEKIT_PROGRESS": "0"}
+    for args in (["export", mpath, "--to", "python"], ["rules", mpath]):
+        res = subprocess.run([sys.executable, "-m", "rulekit", *map(str, args), "-o", "/dev/stdout"],
+                             capture_output=True, env=plain, timeout=300)
+        assert res.returncode == 0, res.stderr
+        assert b"wrote " not in res.stdout and len(res.stdout) > 100
+    out = mpath.parent / "m.py"  # to a file it still says what it wrote
+    res = subprocess.run([sys.executable, "-m", "rulekit", "export", str(mpath), "--to", "python", "-o",
+                          str(out)], capture_output=True, env=plain, timeout=300)
+    assert res.returncode == 0 and res.stdout.decode().strip() == f"wrote {out}"
+
+
 def test_threads_note_their_own_task():
     import contextvars
     import threading
