@@ -21,7 +21,7 @@ from rulekit.ir.model import Model
 
 from . import flat
 from .nested import TRAMPOLINE, Layout, emit_tree
-from .text import INDENT, PRELUDE, doc, nominal_tables, num, nums, packed, runtime, tuple_of, value
+from .text import INDENT, PRELUDE, api_listing, doc, nominal_tables, num, nums, packed, runtime, tuple_of, value
 
 NEST_LIMIT = 40  # tree levels written as nested ``if`` (CPython allows 100 indentation levels)
 INLINE_MAX_NODES = 300_000  # above this many nodes in all, per-row code walks the table too
@@ -131,17 +131,11 @@ class _Writer:
              "branches are written this way because CPython keeps a float comparison fast only when "
              "its conditional jump is short." if trampolines else ""),
         ]
-        api = ["    predict(row)           -> " + ("class label" if self.cls else "number")]
-        if self.cls:
-            api.append("    predict_proba(row)     -> [probability per class, in CLASSES order]")
-        api.append("    predict_batch(X)       -> array of predictions (X: 2-D array, data frame or "
-                   "columns by name)")
-        if self.cls:
-            api.append("    predict_proba_batch(X) -> array (n, len(CLASSES))")
+        api = api_listing(self.cls, "class label" if self.cls else "number")
         out = []
         for para in paragraphs:
             if para != "":
-                out.append("\n".join(api) if para is None else textwrap.fill(para, 96))
+                out.append(api if para is None else textwrap.fill(para, 96))
         return '"""' + "\n\n".join(out) + '\n"""'
 
     def header(self) -> str:

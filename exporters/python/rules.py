@@ -25,7 +25,7 @@ from rulekit.rules import boxes as bx
 from rulekit.rules import engine
 from rulekit.rules.base import And, Not, Or, RuleBase
 
-from .text import INDENT, PRELUDE, doc, nominal_tables, num, packed, runtime, tuple_of, value
+from .text import INDENT, PRELUDE, api_listing, doc, nominal_tables, num, packed, runtime, tuple_of, value
 
 MAX_NEST = 24  # sub-expressions nested deeper are assigned to temporaries first
 MAX_TERMS = 32  # numpy `&`/`|` chains longer than this are split (a & b & … nests in the parser)
@@ -284,19 +284,12 @@ class _RulesWriter:
         prec = ("float32: each threshold t is written as the float64 boundary b for which "
                 "`x <= b` on a Python float equals `float32(x) <= t`" if rb.precision == "float32"
                 else "float64, as written")
-        api = ["    predict(row)           -> " + ("class label (None: no rule and no default)"
-                                                  if self.cls else "number")]
-        if self.cls:
-            api.append("    predict_proba(row)     -> [probability per class, in CLASSES order]")
-        api.append("    predict_batch(X)       -> array of predictions (X: 2-D array, data frame or "
-                   "columns by name)")
-        if self.cls:
-            api.append("    predict_proba_batch(X) -> array (n, len(CLASSES))")
+        api = api_listing(self.cls, "class label (None: no rule and no default)" if self.cls else "number")
         paragraphs = [
             f"Standalone predictor exported by rulekit from rule base {doc(rb.name)!s}: {task}.",
             f"Semantics: {what}. No rulekit import; numpy is optional (only the *_batch functions "
             "use it).",
-            "\n".join(api),
+            api,
             "row: a mapping from feature name to value, or a sequence in FEATURES order. Missing "
             "values (None, NaN, '' or pandas NA): a test on a missing value is not satisfied (nor is "
             "its negation); only `is missing` matches it (three-valued logic, as in SQL).",

@@ -88,6 +88,18 @@ def runtime(*sections: str) -> str:
     return "\n\n\n".join(chosen)
 
 
+def api_listing(cls: bool, predict: str) -> str:
+    """The public functions as the module docstring lists them; ``predict`` says what it returns."""
+    api = ["    predict(row)           -> " + predict]
+    if cls:
+        api.append("    predict_proba(row)     -> [probability per class, in CLASSES order]")
+    api.append("    predict_batch(X)       -> array of predictions (X: 2-D array, data frame or "
+               "columns by name)")
+    if cls:
+        api.append("    predict_proba_batch(X) -> array (n, len(CLASSES))")
+    return "\n".join(api)
+
+
 def nominal_tables(features) -> list[str]:
     """``_NOMINAL`` (per feature: label -> code lookup, integer domain?, exact match?) and ``_DOMAINS``
     (integer domains, for truncating numbers) lines of an exported module's header."""
