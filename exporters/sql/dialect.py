@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from rulekit import semantics
 from rulekit.errors import ExportError
+from rulekit.exporters.sql.walker import Syntax
 
 NAMES = ("sqlite", "duckdb", "postgres", "mysql", "spark", "bigquery", "snowflake", "tsql")
 ALIASES = {"postgresql": "postgres", "mariadb": "mysql", "sparksql": "spark", "sqlserver": "tsql",
@@ -43,7 +44,7 @@ class Dialect:
     pick: str | None = None  # the {index}-th (1-based) of {values}; None: one CASE per output
     pick_doubles: str | None = None  # same for doubles written as plain 17-digit numbers (faster)
     correlated_from: bool = True  # a subquery in FROM may use the outer row (bare ensemble form)
-    walker: bool = False  # ensemble trees as constant arrays walked by aggregate() (see walker.py)
+    walker: Syntax | None = None  # ensemble trees as constant arrays walked in a loop (walker.py)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     # --- tokens ------------------------------------------------------------------------------------

@@ -273,14 +273,14 @@ def _inline_sums(spec: Spec, d: Dialect, names: Names, width: int, terms: Terms,
     """Each accumulator as one parenthesized left-to-right sum over the units, in unit order."""
     walks: dict[int, Walk] = {}
     if d.walker:
-        trees = [i for i, u in enumerate(spec.units) if isinstance(u, TreeUnit) and walkable(u.tree)]
+        trees = [i for i, u in enumerate(spec.units) if isinstance(u, TreeUnit) and walkable(u.tree, d.walker)]
         used = sorted({info[1][1] for i in trees for info in spec.units[i].tree.info.values()})
         if trees:
             cols = spec.units[trees[0]].tree.cols.names
-            xs = f"array({', '.join(cols[j] for j in used)})"
+            xs = d.walker.row.format(values=", ".join(cols[j] for j in used))
             slot = {j: p + 1 for p, j in enumerate(used)}
             var = (names.internal("n"), names.internal("i"))
-            walks = {i: Walk(spec.units[i].tree, slot, xs, var) for i in trees}
+            walks = {i: Walk(spec.units[i].tree, slot, xs, var, d.walker) for i in trees}
     num = d.number
     sums: list[list[str]] = [[x] if x is not None else [] for x in init]
     for i, u in enumerate(spec.units):
@@ -363,7 +363,12 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
         for i in batch:
             u = spec.units[i]
             contrib = [(k, vals) for k, vals in terms(i, u) if any(v != 0.0 for v in vals)]  # + 0.0: no-op
-            if i in walks:
+            if i in walks and len(contrib) > 1 and d.walker.ahead:
+                leaf = names.internal(f"l{i}")
+                ids_items.append(f"{walks[i].expr} AS {leaf}")
+                for k, vals in contrib:
+                    per[k].append(walks[i].pick(u.leaves, vals, num, leaf))
+            elif i in walks:
                 for k, vals in contrib:
                     per[k].append(walks[i].pick(u.leaves, vals, num))
             elif d.pick is not None and not b.bare and len(contrib) > 1:
@@ -396,17 +401,17 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
 def _walks(spec: Spec, d: Dialect, b: Builder, names: Names) -> dict[int, Walk]:
     """Walks for the trees with numeric splits only, over a stage holding ``xs``, the array of the
     features they test (computed once per row and carried through the following stages)."""
-    trees = [i for i, u in enumerate(spec.units) if isinstance(u, TreeUnit) and walkable(u.tree)]
+    trees = [i for i, u in enumerate(spec.units) if isinstance(u, TreeUnit) and walkable(u.tree, d.walker)]
     if not trees:
         return {}
     used = sorted({info[1][1] for i in trees for info in spec.units[i].tree.info.values()})
     slot = {j: p + 1 for p, j in enumerate(used)}
     xs = names.internal("xs")
     cols = spec.units[trees[0]].tree.cols.names
-    b.stage([f"array({', '.join(cols[j] for j in used)}) AS {xs}"], features=True)
+    b.stage([d.walker.row.format(values=", ".join(cols[j] for j in used)) + f" AS {xs}"], features=True)
     b.carry = b.carry + [xs]
     var = (names.internal("n"), names.internal("i"))
-    return {i: Walk(spec.units[i].tree, slot, xs, var) for i in trees}
+    return {i: Walk(spec.units[i].tree, slot, xs, var, d.walker) for i in trees}
 
 
 def _ensemble(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str],

@@ -8,9 +8,10 @@ the CASE form; stages sum 10 trees. Measured (100 trees, depth 8, 200k rows, loc
 2-core machine): planning 3-7 s, scoring 14-26 s, exact; ``SET spark.sql.codegen.hugeMethodLimit=8000``
 in the session (Spark's own advice for HotSpot) cut scoring to ~8 s."""
 
+from rulekit.exporters.sql import walker
 from rulekit.exporters.sql.dialect import Dialect
 
 DIALECT = Dialect(
     name="spark", sqlglot="spark", case_depth=30, trunc="({0} - {0} % 1e0)", batch=10,
-    pick="element_at(array({values}), {index})", correlated_from=False, walker=True,
+    pick="element_at(array({values}), {index})", correlated_from=False, walker=walker.SPARK,
 )
