@@ -4,26 +4,32 @@ Why: Spark compiles each query stage to Java, and a tree written as CASE costs c
 to its nodes. A 100-tree depth-8 forest exceeds the JVM's 64 KB method limit, Spark retries
 without whole-stage code generation, and parsing, analysis and compilation took minutes. DuckDB
 runs a nested CASE in ~12 ns per tree and row plus ~2 ns per leaf (small selection vectors at every
-node), a walk in ~40 ns per step whatever the size: so DuckDB walks only trees with at least 16
-leaves per level of depth (a 100-tree depth-8 forest scored 1.4-1.6x faster; depth-6 forests and
-boosting's small trees stay CASE, which is 1.2-4x faster for them).
-Here a tree costs the same few expressions at any size; its nodes live in four constant arrays,
+node), a walk step in ~30 ns whatever the size: so DuckDB walks only trees with at least 16 leaves
+per level of depth (a 100-tree depth-8 forest scored ~1.7x faster; depth-6 forests and boosting's
+small trees stay CASE, which is 1.2-4x faster for them).
+
+Here a tree costs the same few expressions at any size; its nodes live in three constant arrays,
 written as one string each (a string is one token to parse; Spark reads 17-digit decimals back
-exactly, DuckDB's parser is exact on the shortest round-trip text, which halves the size). In Spark's spelling::
+exactly, DuckDB's parser is exact on the shortest round-trip text, which halves the size). In
+Spark's spelling::
 
     aggregate(sequence(1, depth), 1, (n, i) ->
-        IF(coalesce(element_at(xs, abs(f[n])) <= t[n], f[n] < 0), left[n], right[n]))
+        left[n] + CAST(coalesce(element_at(xs, abs(f[n])) > t[n], f[n] > 0) AS INT))
 
 ``xs`` holds the row's numeric features (``array(x1, ..., xk)``, one column computed once per
 row); ``f[n]`` is the position of node ``n``'s feature in ``xs``, negative when missing values go
-left (``coalesce`` sends NULL there; a NULL test goes right otherwise); ``t[n]`` is the canonical
-float64 boundary (``x <= t``, :mod:`rulekit.semantics`), infinities included. Leaves loop to
-themselves, so ``depth`` steps end on a leaf whatever its depth. The caller picks leaf outputs
-from arrays indexed by node with the walk as index. Spark gets the walk written once per output
-in the same SELECT: one common subexpression, evaluated once in its own small generated method (so
-the JIT compiles it); DuckDB gets it as a column one stage ahead (the SQL stays half the size). Nodes are numbered breadth first (1-based); nothing
-here recurses. Only numeric splits; other trees keep the CASE form. Each engine's spelling is a
-:class:`Syntax`.
+left (``coalesce`` gives a NULL test that side); ``t[n]`` is the canonical float64 boundary
+(``x <= t`` goes left, :mod:`rulekit.semantics`), infinities included. Nodes are numbered breadth
+first (1-based), so a right child is its left sibling plus one. A leaf is its own left child with
+``f = -1`` and ``t = NaN``: both engines order NaN above every number and equal to itself, so
+``x > NaN`` is false for every x (NaN included) and NULL stays too; ``depth`` steps therefore end
+on a leaf whatever its depth. A NaN stored in a row (SQL's missing value is NULL) goes right at
+every finite split, as in the CASE form.
+The caller picks leaf outputs from arrays indexed by node with the walk as index. Spark gets the
+walk written once per output in the same SELECT: one common subexpression, evaluated once in its
+own small generated method (so the JIT compiles it); DuckDB gets it as a column one stage ahead
+(the SQL stays half the size). Nothing here recurses. Only numeric splits; other trees keep the
+CASE form. Each engine's spelling is a :class:`Syntax`.
 """
 
 from __future__ import annotations
@@ -40,16 +46,19 @@ class Syntax:
 
     row: str  # an array of {values} computed per row
     ints: str  # a constant integer array from {values}, comma-separated digits
-    doubles: str  # a constant double array from {values}, 17-digit decimals or {inf} spellings
+    doubles: str  # a constant double array from {values}, decimals or the inf/NaN spellings
     at: str  # the {index}-th (1-based) element of {array}
     loop: str  # {steps} repetitions of {body} over accumulator {n} (starting at 1), counter {i}
-    choose: str  # {yes} if {test} else {no}
+    to_int: str  # boolean {test} as 0 or 1
     inf: str = "Infinity"  # how the double array's text writes positive infinity
+    nan: str = "NaN"
     leaves_per_step: float = 0.0  # walk only trees with at least this many leaves per step (0: all)
     shortest: bool = False  # doubles in arrays as Python's shortest round-trip text (exact parser)
     ahead: bool = False  # a walk feeding several sums becomes a column one stage ahead (else repeated)
 
     def text(self, v: float) -> str:
+        if v != v:
+            return self.nan
         if v == math.inf:
             return self.inf
         if v == -math.inf:
@@ -60,19 +69,19 @@ class Syntax:
         return self.ints.format(values=",".join(str(int(v)) for v in values))
 
     def double_array(self, values: list[float]) -> str:
-        """Reads back bit for bit (infinities allowed, no NaN)."""
+        """Reads back bit for bit (infinities and NaN allowed)."""
         return self.doubles.format(values=",".join(self.text(v) for v in values))
 
 
 SPARK = Syntax(
     row="array({values})", ints="CAST(split('{values}', ',') AS ARRAY<INT>)",
     doubles="CAST(split('{values}', ',') AS ARRAY<DOUBLE>)", at="element_at({array}, {index})",
-    loop="aggregate(sequence(1, {steps}), 1, ({n}, {i}) -> {body})", choose="IF({test}, {yes}, {no})",
+    loop="aggregate(sequence(1, {steps}), 1, ({n}, {i}) -> {body})", to_int="CAST({test} AS INT)",
 )
 DUCKDB = Syntax(
     row="[{values}]", ints="CAST('[{values}]' AS INTEGER[])", doubles="CAST('[{values}]' AS DOUBLE[])",
     at="{array}[{index}]", loop="list_reduce(range({steps}), lambda {n}, {i}: {body}, 1)",
-    choose="CASE WHEN {test} THEN {yes} ELSE {no} END", inf="inf", leaves_per_step=16.0, shortest=True, ahead=True,
+    to_int="({test})::INTEGER", inf="inf", leaves_per_step=16.0, shortest=True, ahead=True,
 )
 
 
@@ -95,19 +104,19 @@ class Walk:
                 depth[k] = depth[n] + 1
                 order.append(k)
         self.index = {n: j + 1 for j, n in enumerate(order)}
-        f, t, left, right = [], [], [], []
+        f, t, left = [], [], []
         for n in order:
             if n in tree_sql.kids:
                 _, key, _, b, m = tree_sql.info[n]
+                lo, hi = tree_sql.kids[n]
+                assert self.index[hi] == self.index[lo] + 1  # breadth first: siblings adjacent
                 f.append(slot[key[1]] * (-1 if m == 0 else 1))
                 t.append(b)
-                left.append(self.index[tree_sql.kids[n][0]])
-                right.append(self.index[tree_sql.kids[n][1]])
+                left.append(self.index[lo])
             else:
-                f.append(1)
-                t.append(0.0)
+                f.append(-1)
+                t.append(math.nan)
                 left.append(self.index[n])
-                right.append(self.index[n])
         self.size = len(order)
         steps = max(depth.values())
         if steps == 0:
@@ -116,10 +125,9 @@ class Walk:
         n, i = var
         sx = syntax
         fn = sx.at.format(array=sx.int_array(f), index=n)
-        test = (f"coalesce({sx.at.format(array=xs, index=f'abs({fn})')} <= "
-                f"{sx.at.format(array=sx.double_array(t), index=n)}, {fn} < 0)")
-        body = sx.choose.format(test=test, yes=sx.at.format(array=sx.int_array(left), index=n),
-                                no=sx.at.format(array=sx.int_array(right), index=n))
+        right = (f"coalesce({sx.at.format(array=xs, index=f'abs({fn})')} > "
+                 f"{sx.at.format(array=sx.double_array(t), index=n)}, {fn} > 0)")
+        body = f"{sx.at.format(array=sx.int_array(left), index=n)} + {sx.to_int.format(test=right)}"
         self.expr = sx.loop.format(steps=steps, n=n, i=i, body=body)
 
     def pick(self, leaves: list, values: list[float], number, node: str | None = None) -> str:

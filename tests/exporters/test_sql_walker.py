@@ -23,12 +23,13 @@ pytest.importorskip("duckdb")
 NAMES = ["a b", 'x"y', "it's", "n", "i", "rk_n", "select", "é"]
 
 
-def _forest(estimator, n_rows: int = 4000, classes: int = 2):
+def _forest(estimator, n_rows: int = 4000, classes: int = 2, nan: bool = True):
     from sklearn.datasets import make_classification
 
     X, y = make_classification(n_rows, len(NAMES), n_informative=5, n_redundant=0, n_classes=classes,
                                random_state=3)
-    X[::11, 2] = np.nan  # missing values seen in training: each split learns a missing side
+    if nan:
+        X[::11, 2] = np.nan  # missing values seen in training: each split learns a missing side
     est = estimator.fit(pd.DataFrame(X, columns=NAMES), y)
     model = rulekit.from_sklearn(est)
     M = probe_rows(model, X[:300], n_missing=100, max_rows=2500, seed=4)
@@ -130,6 +131,32 @@ def test_array_text_reads_back_exactly(duck_conn):
     values = list(rng.normal(size=300) * 10.0 ** rng.integers(-300, 300, 300))
     values += [5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 0.1, 1 / 3, -0.0, 0.0]
     text = DUCKDB.double_array(values)
-    got = duck_conn.execute(f"SELECT {text}").fetchone()[0]
+    got = duck_conn.execute(f"SELECT {text}").fetchall()[0][0]
     assert [float(v).hex() for v in got] == [float(v).hex() for v in values]
     assert all(float(DUCKDB.text(v)) == float(SPARK.text(v)) for v in values if math.isfinite(v))
+
+
+def test_stored_nan_matches_case_form(duck_conn, monkeypatch):
+    """A NaN stored in a DOUBLE column (not NULL) is no missing value in SQL: it goes right at every
+    finite split. The walk (leaves: ``x > NaN`` never true) and the CASE form agree on such rows.
+    (A model trained with missing values may split at +inf, i.e. on missingness, which both forms
+    test as NULL only; stored NaN rows then differ between the forms, so this model has none.)"""
+    import dataclasses
+
+    from sklearn.ensemble import RandomForestClassifier
+
+    from rulekit.exporters.sql import duckdb as duck
+
+    rf, model, frame = _forest(RandomForestClassifier(4, max_depth=9, random_state=2), nan=False)
+    assert all(np.isfinite(e.tree_.threshold[e.tree_.children_left >= 0]).all() for e in rf.estimators_)
+    sql_walk = to_sql(model, dialect="duckdb", table="rk_nan", key=KEY, proba=True)
+    never = dataclasses.replace(DUCKDB, leaves_per_step=1e9)
+    monkeypatch.setattr(duck, "DIALECT", dataclasses.replace(duck.DIALECT, walker=never, _cache={}))
+    sql_case = to_sql(model, dialect="duckdb", table="rk_nan", key=KEY, proba=True)
+    assert "list_reduce(" in sql_walk and "list_reduce(" not in sql_case
+    load(duck_conn, "duckdb", model, frame, "rk_nan")
+    cols = ", ".join(f'"{n}" = CASE WHEN "{KEY}" % {k + 2} = 0 THEN \'NaN\'::DOUBLE ELSE "{n}" END'
+                     for k, n in enumerate(c.replace('"', '""') for c in NAMES))
+    duck_conn.execute(f'UPDATE "rk_nan" SET {cols}').fetchall()
+    assert duck_conn.execute('SELECT count(*) FROM "rk_nan" WHERE isnan("a b")').fetchall()[0][0] > 100
+    assert query(duck_conn, "duckdb", sql_walk) == query(duck_conn, "duckdb", sql_case)
