@@ -154,6 +154,28 @@ def _():
     return model, _frame(model, M)
 
 
+@register("handmade_softmax_near_tie")
+def _():
+    """Softmax boosting whose raw scores differ by one ulp on some rows: exp rounds both to the same
+    value, so the probabilities tie and the label is the first class (argmax of the raw scores would
+    give the second). Class names and the feature name are hostile."""
+    feats = [Feature(name="it's \"p\"")]
+    lo = 0.1
+    hi = float(np.nextafter(lo, 1.0))
+    trees = []
+    for k, (left, right) in enumerate([(lo, lo), (lo, hi), (-3.0, lo)]):
+        b = TreeBuilder()
+        root = b.numeric(0, 0.5, missing=k % 2)
+        b.connect(root, b.leaf((left,)), 0)
+        b.connect(root, b.leaf((right,)), 1)
+        trees.append(b.graph)
+    model = Model(trees, feats, task="classification", classes=["select", "b'c", "ü"],
+                  combiner=Combiner(kind="sum", link="softmax", base_score=(0.0, 0.0, 0.0), tree_output=(0, 1, 2)))
+    assert model.predict(pd.DataFrame({feats[0].name: [1.0]}))[0] == "select"
+    M = probe_rows(model, np.array([[0.0], [1.0], [np.nan]]), n_missing=5)
+    return model, _frame(model, M)
+
+
 @register("handmade_linear")
 def _():
     """An oblique split above axis-parallel ones, float64 semantics, missing to the right."""

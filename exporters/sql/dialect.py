@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rulekit import semantics
@@ -45,6 +46,11 @@ class Dialect:
     pick_doubles: str | None = None  # same for doubles written as plain 17-digit numbers (faster)
     correlated_from: bool = True  # a subquery in FROM may use the outer row (bare ensemble form)
     walker: Syntax | None = None  # ensemble trees as constant arrays walked in a loop (walker.py)
+    # bind(d, alias, [(field, expression)], body): ``body`` reading ``alias.field`` (quoted names),
+    # each expression computed once, in one expression: where derived tables cannot see the outer row
+    bind: Callable[..., str] | None = None
+    bind_ref: str = "{alias}.{field}"  # how a bound value is read ({index}: its 0-based position)
+    bind_untyped: bool = False  # bound results come back untyped (VARIANT): bind class indexes
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     # --- tokens ------------------------------------------------------------------------------------
@@ -79,6 +85,11 @@ class Dialect:
         if text.startswith("-"):
             return "(" + self.double.format(text) + ")" if self.double != "{}" else "(" + text + ")"
         return self.double.format(text)
+
+    def bound(self, alias: str, values: list[tuple[str, str]], body: str) -> str:
+        """``body`` with ``alias.field`` holding each value, computed once (``bind`` must be set)."""
+        assert self.bind is not None
+        return self.bind(self, alias, values, body)
 
     def integer(self, n: int) -> str:
         return str(int(n)) if n >= 0 else f"({int(n)})"

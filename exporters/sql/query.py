@@ -229,10 +229,11 @@ def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -
 
 
 def _inline(spec: Spec, d: Dialect, names: Names) -> str:
-    """A bare expression without subqueries, for dialects without correlated derived tables: every
-    sum written out where it is used (regression sums, averaged or voting forests, sigmoid boosting).
-    A tree feeding several sums is written once per sum; where the dialect walks trees (Spark) the
-    copies are one common subexpression, evaluated once per row."""
+    """A bare expression for dialects without correlated derived tables: every sum written out
+    where it is used (regression sums, averaged or voting forests, sigmoid boosting). A tree feeding
+    several sums is written once per sum; where the dialect walks trees (Spark) the copies are one
+    common subexpression, evaluated once per row. Softmax boosting and voting or weighted-sum rule
+    bases read their sums several times: those are bound to names once (:class:`_Binder`)."""
     num = d.number
     K = len(spec.classes or [])
     if spec.task == "regression" and spec.kind in ("average", "sum", "rule-sum"):
@@ -264,8 +265,72 @@ def _inline(spec: Spec, d: Dialect, names: Names) -> str:
         p1 = (f"(CASE WHEN {a} < {lo} THEN {num(0.0)} WHEN {a} > {hi} THEN {num(1.0)} "
               f"ELSE {num(1.0)} / ({num(1.0)} + EXP(-{a})) END)")
         return expr.case([(f"{num(1.0)} - {p1} >= {p1}", labels[0])], labels[1])
+    if spec.kind == "sum" and c.link == "softmax" and d.bind is not None:
+        outs = c.tree_output or (0,) * len(spec.units)
+        sums = _inline_sums(spec, d, names, c.n_outputs, lambda i, u: [(outs[i], [v[0] for v in u.vec])],
+                            [num(x) for x in c.base_score])
+        return _bound_softmax_label(d, names, sums, labels, raw=c.decision is not None)
+    if spec.kind in ("rule-vote", "rule-sum") and d.bind is not None:
+        plan = _vote_plan if spec.kind == "rule-vote" else _sum_plan
+        width, init, terms = plan(spec, d, K)
+        binder = _Binder(d, names)
+        acc = binder.bind("a", _inline_sums(spec, d, names, width, terms, init))
+        if spec.kind == "rule-sum":
+            return binder.label(lambda marks: argmax(acc, marks), labels)
+        if spec.task == "regression":
+            return binder.value(_vote_result(spec, d, acc, None, [], False)[0])
+        return binder.label(lambda marks: _vote_result(spec, d, acc, numpy_sum(acc[:K]), marks, False)[0], labels)
     raise ExportError(f"{d.name} cannot score this ensemble in a bare expression (no correlated subqueries "
                       f"in FROM); pass a table (--table)")
+
+
+class _Binder:
+    """Values bound to names inside one expression (``Dialect.bind``), level after level: each
+    bound expression is computed once, and later levels and the body read it by name."""
+
+    def __init__(self, d: Dialect, names: Names):
+        self.d, self.names = d, names
+        self.levels: list[tuple[str, list[tuple[str, str]]]] = []  # outermost first
+
+    def bind(self, prefix: str, exprs: list[str]) -> list[str]:
+        """Names reading ``exprs``, bound one level inside the previous ones."""
+        alias = self.names.internal(prefix)
+        fields = [f"{self.names.prefix}{prefix}{k}" for k in range(len(exprs))]
+        self.levels.append((alias, list(zip(fields, exprs))))
+        return [self.d.bind_ref.format(alias=alias, field=self.d.ident(f), index=k) for k, f in enumerate(fields)]
+
+    def _wrap(self, body: str) -> str:
+        for alias, values in reversed(self.levels):
+            body = self.d.bound(alias, values, body)
+        return body
+
+    def label(self, choose: Callable[[list[str]], str], labels: list[str]) -> str:
+        """``choose(marks)`` picks one of ``marks`` (or NULL); the result names that class. Where
+        bound results come back untyped, the marks are class indexes cast back and named outside."""
+        if not self.d.bind_untyped:
+            return self._wrap(choose(labels))
+        body = self._wrap(choose([str(k) for k in range(len(labels))]))
+        return f"CASE CAST({body} AS INTEGER) " + " ".join(
+            f"WHEN {k} THEN {label}" for k, label in enumerate(labels)) + " END"
+
+    def value(self, body: str) -> str:
+        """A double computed from the bound names."""
+        out = self._wrap(body)
+        return f"CAST({out} AS DOUBLE)" if self.d.bind_untyped else out
+
+
+def _bound_softmax_label(d: Dialect, names: Names, sums: list[str], labels: list[str], *, raw: bool) -> str:
+    """The label of softmax boosting as one expression: the class sums, then the same steps as the
+    staged form (max, clamped exp, numpy's sum, division, first-max argmax), each step bound in
+    turn; ``raw``: argmax of the sums themselves (scikit-learn labels from raw scores)."""
+    binder = _Binder(d, names)
+    s = binder.bind("s", sums)
+    if raw:
+        return binder.label(lambda marks: argmax(s, marks), labels)
+    m = d.max_of(s)
+    e = binder.bind("e", [f"EXP({clamp(d, f'{sk} - {m}')})" for sk in s])
+    p = binder.bind("p", [f"{ek} / {numpy_sum(e)}" for ek in e])
+    return binder.label(lambda marks: argmax(p, marks), labels)
 
 
 def _inline_sums(spec: Spec, d: Dialect, names: Names, width: int, terms: Terms,
@@ -480,38 +545,36 @@ def _ensemble(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str
     raise ExportError(f"cannot export a {kind!r} combiner to SQL")
 
 
-def _rule_vote(spec, d, b, names, labels, proba):
-    num = d.number
+def _vote_plan(spec, d: Dialect, K: int) -> tuple[int, list[str | None], Terms]:
+    """Accumulators of a voting rule base: per class the weights of matching rules (regression:
+    weighted values and weights), plus a count of matches when some weight is not positive."""
     w = spec.weights
     need_count = any(not x > 0 for x in w)
     if spec.task == "regression":
-        width = 3 if need_count else 2  # weighted values, weights, matches
-
         def terms(i, u):
             out = [(0, [w[i] * u.vec[0][0], 0.0]), (1, [w[i], 0.0])]
-            if need_count:
-                out.append((2, [1.0, 0.0]))
-            return out
+            return out + ([(2, [1.0, 0.0])] if need_count else [])
 
-        acc = _accumulate(spec, d, b, names, width, [None] * width, terms)
-        none = f"{acc[2]} = {num(0.0)}" if need_count else f"{acc[1]} = {num(0.0)}"
-        default = num(spec.default[0]) if spec.default is not None else num(0.0)
-        value = expr.case([(none, default), (f"{acc[1]} = {num(0.0)}", "NULL")], f"{acc[0]} / {acc[1]}")
-        return value, []
-    K = len(labels)
-    width = K + (1 if need_count else 0)
+        width = 3 if need_count else 2
+        return width, [None] * width, terms
 
     def terms(i, u):
-        out = [(u.cls[0], [w[i], 0.0])]
-        if need_count:
-            out.append((K, [1.0, 0.0]))
-        return out
+        return [(u.cls[0], [w[i], 0.0])] + ([(K, [1.0, 0.0])] if need_count else [])
 
-    acc = _accumulate(spec, d, b, names, width, [num(0.0)] * width, terms)
+    width = K + (1 if need_count else 0)
+    return width, [d.number(0.0)] * width, terms
+
+
+def _vote_result(spec, d: Dialect, acc: list[str], tot: str | None, labels: list[str], proba: bool):
+    """(prediction, probabilities) from the accumulators; ``tot``: the votes' sum (classification)."""
+    num = d.number
+    if spec.task == "regression":
+        none = f"{acc[2]} = {num(0.0)}" if len(acc) == 3 else f"{acc[1]} = {num(0.0)}"
+        default = num(spec.default[0]) if spec.default is not None else num(0.0)
+        return expr.case([(none, default), (f"{acc[1]} = {num(0.0)}", "NULL")], f"{acc[0]} / {acc[1]}"), []
+    K = len(labels)
     votes = acc[:K]
-    tot = names.internal("tot")
-    b.stage(acc + [f"{numpy_sum(votes)} AS {tot}"], features=False)
-    none = f"{acc[K]} = {num(0.0)}" if need_count else f"{tot} = {num(0.0)}"
+    none = f"{acc[K]} = {num(0.0)}" if len(acc) > K else f"{tot} = {num(0.0)}"
     dflt_label = labels[spec.default_cls] if spec.default_cls >= 0 else "NULL"
     pred = expr.case([(none, dflt_label)], argmax(votes, labels))
     probs = []
@@ -522,21 +585,32 @@ def _rule_vote(spec, d, b, names, labels, proba):
     return pred, probs
 
 
-def _rule_sum(spec, d, b, names, labels, proba):
-    num = d.number
+def _rule_vote(spec, d, b, names, labels, proba):
+    width, init, terms = _vote_plan(spec, d, len(labels))
+    acc = _accumulate(spec, d, b, names, width, init, terms)
+    tot = None
+    if spec.task == "classification":
+        tot = names.internal("tot")
+        b.stage(acc + [f"{numpy_sum(acc[:len(labels)])} AS {tot}"], features=False)
+    return _vote_result(spec, d, acc, tot, labels, proba)
+
+
+def _sum_plan(spec, d: Dialect, K: int) -> tuple[int, list[str | None], Terms]:
+    """Accumulators of a weighted-sum rule base: per output the default plus weighted conclusions."""
     w = spec.weights
-    width = len(spec.default) if spec.default is not None else max(1, len(labels))
+    width = len(spec.default) if spec.default is not None else max(1, K)
     base = spec.default if spec.default is not None else (0.0,) * width
 
     def terms(i, u):
-        out = []
-        for k in range(width):
-            v = w[i] * u.vec[0][k]
-            if v != 0.0:
-                out.append((k, [v, 0.0]))
-        return out
+        return [(k, [w[i] * u.vec[0][k], 0.0]) for k in range(width) if w[i] * u.vec[0][k] != 0.0]
 
-    acc = _accumulate(spec, d, b, names, width, [num(x) for x in base], terms)
+    return width, [d.number(x) for x in base], terms
+
+
+def _rule_sum(spec, d, b, names, labels, proba):
+    num = d.number
+    width, init, terms = _sum_plan(spec, d, len(labels))
+    acc = _accumulate(spec, d, b, names, width, init, terms)
     if spec.task == "regression":
         return acc[0], []
     s = names.internal("tot")

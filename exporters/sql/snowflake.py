@@ -1,9 +1,17 @@
 """Snowflake: doubles cast to FLOAT (64-bit); quoted identifiers are case-sensitive; no correlated
-derived tables, so a bare ensemble is written as plain scalar sums (softmax boosting needs a table)."""
+derived tables (correlated scalar subqueries only in WHERE), so a bare ensemble is written as plain
+scalar sums, and softmax boosting's per-class values are bound by ``TRANSFORM`` over a one-element
+array (values come back as VARIANT: read with ``::FLOAT``; the class index is cast back)."""
 
 from rulekit.exporters.sql.dialect import Dialect
 
+
+def _bind(d: Dialect, alias: str, values: list[tuple[str, str]], body: str) -> str:
+    row = ", ".join(v for _, v in values)
+    return f"TRANSFORM(ARRAY_CONSTRUCT(ARRAY_CONSTRUCT({row})), {alias} -> {body})[0]"
+
+
 DIALECT = Dialect(
     name="snowflake", sqlglot="snowflake", double="{}::FLOAT", case_depth=50, case_insensitive=False,
-    max_identifier=255, correlated_from=False,
+    max_identifier=255, correlated_from=False, bind=_bind, bind_ref="{alias}[{index}]::FLOAT", bind_untyped=True,
 )

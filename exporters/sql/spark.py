@@ -11,7 +11,14 @@ in the session (Spark's own advice for HotSpot) cut scoring to ~8 s."""
 from rulekit.exporters.sql import walker
 from rulekit.exporters.sql.dialect import Dialect
 
+
+def _bind(d: Dialect, alias: str, values: list[tuple[str, str]], body: str) -> str:
+    """A one-element array of structs mapped by a lambda: the struct's fields are the names."""
+    obj = ", ".join(f"{d.string(f)}, {v}" for f, v in values)
+    return f"element_at(transform(array(named_struct({obj})), {alias} -> {body}), 1)"
+
 DIALECT = Dialect(
     name="spark", sqlglot="spark", case_depth=30, trunc="({0} - {0} % 1e0)", batch=10,
     pick="element_at(array({values}), {index})", correlated_from=False, walker=walker.SPARK,
+    bind=_bind,
 )

@@ -12,7 +12,9 @@ from rulekit.ir.model import Combiner, Feature
 from rulekit.probe import threshold_values
 from rulekit.rules.base import (And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule,
                                 RuleBase)
-from tests.exporters.test_sql_engines import duck_conn, run_in, sqlite_conn  # noqa: F401 (fixtures)
+from rulekit.exporters.sql import to_sql
+from tests.exporters.test_sql_engines import KEY, compare, load, query, run_in
+from tests.exporters.test_sql_engines import duck_conn, sqlite_conn  # noqa: F401 (fixtures)
 
 FEATURES = (Feature(name="it's x"), Feature(name="y"),
             Feature(name="colour", kind="nominal", domain=("red", "green", "blue", 'say "hi"')),
@@ -97,33 +99,76 @@ def test_rule_base(engine, case, unique_name):
     run_in(conn, eng, rb, _data(), unique_name)
 
 
-def test_rule_ensemble_groups(engine, unique_name):
+def _groups_rb() -> RuleBase:
     """Groups are trees: first hit inside each, then the combiner (average of distributions)."""
-    eng, conn = engine
     rules = []
     for g, shift in enumerate((0.0, 1.0, -1.0)):
         rules += [Rule(condition=Compare(feature="it's x", op="<=", value=0.1 + shift),
                        conclusion=Conclusion(distribution=(0.5, 0.25, 0.25)), group=g),
                   Rule(condition=Or(items=(Compare(feature="y", op=">", value=shift), IsMissing(feature="y"))),
                        conclusion=Conclusion(distribution=(0.125, 0.75, 0.125)), group=g)]
-    rb = RuleBase(task="classification", classes=CLASSES, features=FEATURES, rules=tuple(rules),
-                  default=Conclusion(distribution=(0.0, 0.0, 1.0)), combiner=Combiner(kind="average"))
-    run_in(conn, eng, rb, _data(), unique_name)
+    return RuleBase(task="classification", classes=CLASSES, features=FEATURES, rules=tuple(rules),
+                    default=Conclusion(distribution=(0.0, 0.0, 1.0)), combiner=Combiner(kind="average"))
 
 
-def test_rule_ensemble_softmax(engine, unique_name):
-    eng, conn = engine
+def _softmax_rb() -> RuleBase:
     rules = []
     for g in range(6):
         rules += [Rule(condition=Compare(feature="y", op="<", value=0.5 * g - 1.0),
                        conclusion=Conclusion(value=0.3 * (g + 1)), group=g),
                   Rule(condition=InSet(feature="colour", values=("red", "blue")),
                        conclusion=Conclusion(value=-0.7 + g), group=g)]
-    rb = RuleBase(task="classification", classes=CLASSES, features=FEATURES, rules=tuple(rules),
-                  default=Conclusion(value=0.125), precision="float32",
-                  combiner=Combiner(kind="sum", base_score=(0.1, -0.2, 0.3), link="softmax",
-                                    tree_output=(0, 1, 2, 0, 1, 2)))
-    run_in(conn, eng, rb, _data(), unique_name)
+    return RuleBase(task="classification", classes=CLASSES, features=FEATURES, rules=tuple(rules),
+                    default=Conclusion(value=0.125), precision="float32",
+                    combiner=Combiner(kind="sum", base_score=(0.1, -0.2, 0.3), link="softmax",
+                                      tree_output=(0, 1, 2, 0, 1, 2)))
+
+
+def test_rule_ensemble_groups(engine, unique_name):
+    eng, conn = engine
+    run_in(conn, eng, _groups_rb(), _data(), unique_name)
+
+
+def test_rule_ensemble_softmax(engine, unique_name):
+    eng, conn = engine
+    run_in(conn, eng, _softmax_rb(), _data(), unique_name)
+
+
+# --- the bare expression where derived tables cannot see the outer row ------------------------------
+
+BARE = {**CASES, "groups-average": _groups_rb, "groups-softmax": _softmax_rb}
+
+
+@pytest.mark.parametrize("case", list(BARE))
+def test_rule_base_bare_mysql(case, mysql_conn, unique_name):
+    """Every kind of rule base as one expression in MariaDB (vote and weighted-sum accumulators bound
+    through JSON_TABLE), against the rule engine."""
+    rb, data = BARE[case](), _data()
+    expr_sql = to_sql(rb, dialect="mysql")
+    load(mysql_conn, "mysql", rb, data, unique_name)
+    try:
+        rows = query(mysql_conn, "mysql", f"SELECT `{KEY}`, {expr_sql} AS p FROM `{unique_name}`")
+        compare(rb, data, rows, proba=False, where="bare mysql")
+    finally:
+        mysql_conn.cursor().execute(f"DROP TABLE `{unique_name}`")
+
+
+@pytest.mark.parametrize("case", list(BARE))
+def test_rule_base_bare_snowflake_transpiled(case, duck_conn, unique_name):
+    """Snowflake's spelling (TRANSFORM over a one-element array, VARIANT values read back with
+    ::FLOAT) transpiled by sqlglot and run in DuckDB."""
+    import sqlglot
+
+    rb, data = BARE[case](), _data()
+    expr_sql = to_sql(rb, dialect="snowflake")
+    sqlglot.parse_one(f"SELECT {expr_sql} AS p FROM t", read="snowflake")
+    sql = sqlglot.transpile(f'SELECT "{KEY}", {expr_sql} AS p FROM "{unique_name}"', read="snowflake",
+                            write="duckdb")[0]
+    load(duck_conn, "duckdb", rb, data, unique_name)
+    try:
+        compare(rb, data, query(duck_conn, "duckdb", sql), proba=False, where="bare snowflake->duckdb")
+    finally:
+        duck_conn.execute(f'DROP TABLE "{unique_name}"')
 
 
 @pytest.mark.parametrize("semantics", ["first-hit", "vote", "weighted-sum"])

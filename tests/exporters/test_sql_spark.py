@@ -125,6 +125,19 @@ def test_spark_walk_infinite_boundaries(spark):
     assert "Infinity" in sql
 
 
+@pytest.mark.parametrize("case", ["vote", "vote-no-default", "vote-regression", "weighted-sum", "groups-softmax"])
+def test_spark_rules_bare(spark, case):
+    """Voting and weighted-sum rule bases as one expression (accumulators bound by transform)."""
+    from tests.exporters.test_sql_rules import BARE, _data
+
+    rb, data = BARE[case](), _data()
+    _view(spark, rb, data, "rk_rules_bare")
+    expr_sql = to_sql(rb, dialect="spark")
+    assert "SELECT" not in expr_sql
+    rows = [tuple(r) for r in spark.sql(f"SELECT `{KEY}`, {expr_sql} AS p FROM rk_rules_bare").collect()]
+    compare(rb, data, rows, proba=False, where="spark bare rules")
+
+
 @pytest.mark.parametrize("name", ["handmade_nominal", "sklearn_gb_binary"])
 def test_spark_rules(spark, name):
     model, data = zoo.get(name)
@@ -132,9 +145,11 @@ def test_spark_rules(spark, name):
 
 
 @pytest.mark.parametrize("name", ["sklearn_extratrees_regressor", "sklearn_forest_classifier", "xgboost_binary_nan_hostile",
-                                  "rulekit_forest_hard_vote"])
+                                  "rulekit_forest_hard_vote", "sklearn_gb_multiclass_hostile", "xgboost_multiclass",
+                                  "handmade_softmax_near_tie"])
 def test_spark_bare(spark, name):
-    """The bare expression: no subquery, trees walked inline (one common subexpression per tree)."""
+    """The bare expression: no subquery, trees walked inline (one common subexpression per tree);
+    softmax's class sums, exps and probabilities bound once each by ``transform`` over a struct."""
     model, data = zoo.get(name)
     _view(spark, model, data, "rk_bare")
     expr_sql = to_sql(model, dialect="spark")
