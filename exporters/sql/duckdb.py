@@ -3,8 +3,8 @@ nest up to ``max_expression_depth`` (1000). Planning time grows with expression 
 literal costs ~40 us per element to bind; a string cast to DOUBLE[] a fraction of that, parsed
 exactly), quadratically with the number of nested stages and with the size of one stage: a stage
 holds up to 50 trees but no more than ~2,500 leaves (100 depth-8 trees: 10 per stage, 2 s to plan
-instead of 15 s with 50). Ensemble trees with at least 16 leaves per level of depth are walked over
-constant arrays instead (``walker.py``): a 100-tree depth-8 forest scored 1.4-1.6x faster."""
+instead of 15 s with 50). Ensemble trees with at least 12 leaves per level of depth are walked over
+constant arrays instead (``walker.py``): a 100-tree depth-8 forest scored 1.7x faster."""
 
 from rulekit.exporters.sql import walker
 from rulekit.exporters.sql.dialect import Dialect

@@ -342,7 +342,7 @@ def _inline_sums(spec: Spec, d: Dialect, names: Names, width: int, terms: Terms,
         used = sorted({info[1][1] for i in trees for info in spec.units[i].tree.info.values()})
         if trees:
             cols = spec.units[trees[0]].tree.cols.names
-            xs = d.walker.row.format(values=", ".join(cols[j] for j in used))
+            xs = d.walker.features([cols[j] for j in used])
             slot = {j: p + 1 for p, j in enumerate(used)}
             var = (names.internal("n"), names.internal("i"))
             walks = {i: Walk(spec.units[i].tree, slot, xs, var, d.walker) for i in trees}
@@ -473,7 +473,7 @@ def _walks(spec: Spec, d: Dialect, b: Builder, names: Names) -> dict[int, Walk]:
     slot = {j: p + 1 for p, j in enumerate(used)}
     xs = names.internal("xs")
     cols = spec.units[trees[0]].tree.cols.names
-    b.stage([d.walker.row.format(values=", ".join(cols[j] for j in used)) + f" AS {xs}"], features=True)
+    b.stage([d.walker.features([cols[j] for j in used]) + f" AS {xs}"], features=True)
     b.carry = b.carry + [xs]
     var = (names.internal("n"), names.internal("i"))
     return {i: Walk(spec.units[i].tree, slot, xs, var, d.walker) for i in trees}

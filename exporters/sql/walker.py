@@ -4,27 +4,27 @@ Why: Spark compiles each query stage to Java, and a tree written as CASE costs c
 to its nodes. A 100-tree depth-8 forest exceeds the JVM's 64 KB method limit, Spark retries
 without whole-stage code generation, and parsing, analysis and compilation took minutes. DuckDB
 runs a nested CASE in ~12 ns per tree and row plus ~2 ns per leaf (small selection vectors at every
-node), a walk step in ~30 ns whatever the size: so DuckDB walks only trees with at least 16 leaves
-per level of depth (a 100-tree depth-8 forest scored ~1.7x faster; depth-6 forests and boosting's
-small trees stay CASE, which is 1.2-4x faster for them).
+node), a walk step in ~20 ns whatever the size: so DuckDB walks only trees with at least 12 leaves
+per level of depth (a 100-tree depth-8 forest scored 1.7x faster; at ~10 leaves per level the two
+forms tie, and boosting's small trees stay CASE, which is 3-4x faster for them).
 
 Here a tree costs the same few expressions at any size; its nodes live in three constant arrays,
 written as one string each (a string is one token to parse; Spark reads 17-digit decimals back
 exactly, DuckDB's parser is exact on the shortest round-trip text, which halves the size). In
 Spark's spelling::
 
-    aggregate(sequence(1, depth), 1, (n, i) ->
-        left[n] + CAST(coalesce(element_at(xs, abs(f[n])) > t[n], f[n] > 0) AS INT))
+    aggregate(sequence(1, depth), 1, (n, i) -> left[n] + CAST(element_at(xs, f[n]) > t[n] AS INT))
 
-``xs`` holds the row's numeric features (``array(x1, ..., xk)``, one column computed once per
-row); ``f[n]`` is the position of node ``n``'s feature in ``xs``, negative when missing values go
-left (``coalesce`` gives a NULL test that side); ``t[n]`` is the canonical float64 boundary
-(``x <= t`` goes left, :mod:`rulekit.semantics`), infinities included. Nodes are numbered breadth
-first (1-based), so a right child is its left sibling plus one. A leaf is its own left child with
-``f = -1`` and ``t = NaN``: both engines order NaN above every number and equal to itself, so
-``x > NaN`` is false for every x (NaN included) and NULL stays too; ``depth`` steps therefore end
-on a leaf whatever its depth. A NaN stored in a row (SQL's missing value is NULL) goes right at
-every finite split, as in the CASE form.
+``xs`` holds the row's numeric features twice, computed once per row: first with NULL read as
+-inf (no boundary is below it, so NULL goes left), then with NULL read as NaN (both engines order
+NaN above every number, +inf included, so NULL goes right). ``f[n]`` is the position in ``xs`` of
+node ``n``'s feature, in the half matching its missing side, and ``t[n]`` its canonical float64
+boundary (``x <= t`` goes left, :mod:`rulekit.semantics`), infinities included. Nodes are
+numbered breadth first (1-based), so a right child is its left sibling plus one. A leaf is its
+own left child with ``t = NaN``: ``x > NaN`` is false for every x, NaN included, so ``depth``
+steps end on a leaf whatever its depth. A NaN stored in a row (SQL's missing value is NULL) goes
+right at every finite split, as in the CASE form.
+
 The caller picks leaf outputs from arrays indexed by node with the walk as index. Spark gets the
 walk written once per output in the same SELECT: one common subexpression, evaluated once in its
 own small generated method (so the JIT compiles it); DuckDB gets it as a column one stage ahead
@@ -45,6 +45,7 @@ class Syntax:
     """How one engine spells the walk: templates filled with ``str.format``."""
 
     row: str  # an array of {values} computed per row
+    double: str  # a double constant from its {text} (as written in a double array)
     ints: str  # a constant integer array from {values}, comma-separated digits
     doubles: str  # a constant double array from {values}, decimals or the inf/NaN spellings
     at: str  # the {index}-th (1-based) element of {array}
@@ -65,6 +66,12 @@ class Syntax:
             return "-" + self.inf
         return repr(float(v)) if self.shortest else semantics.exact17(float(v))
 
+    def features(self, cols: list[str]) -> str:
+        """The row's array ``xs``: each column with NULL read as -inf, then each with NULL as NaN."""
+        lo, nan = self.double.format(text="-" + self.inf), self.double.format(text=self.nan)
+        return self.row.format(values=", ".join([f"coalesce({c}, {lo})" for c in cols]
+                                                + [f"coalesce({c}, {nan})" for c in cols]))
+
     def int_array(self, values: list[int]) -> str:
         return self.ints.format(values=",".join(str(int(v)) for v in values))
 
@@ -74,14 +81,14 @@ class Syntax:
 
 
 SPARK = Syntax(
-    row="array({values})", ints="CAST(split('{values}', ',') AS ARRAY<INT>)",
+    row="array({values})", double="CAST('{text}' AS DOUBLE)", ints="CAST(split('{values}', ',') AS ARRAY<INT>)",
     doubles="CAST(split('{values}', ',') AS ARRAY<DOUBLE>)", at="element_at({array}, {index})",
     loop="aggregate(sequence(1, {steps}), 1, ({n}, {i}) -> {body})", to_int="CAST({test} AS INT)",
 )
 DUCKDB = Syntax(
-    row="[{values}]", ints="CAST('[{values}]' AS INTEGER[])", doubles="CAST('[{values}]' AS DOUBLE[])",
+    row="[{values}]", double="'{text}'::DOUBLE", ints="CAST('[{values}]' AS INTEGER[])", doubles="CAST('[{values}]' AS DOUBLE[])",
     at="{array}[{index}]", loop="list_reduce(range({steps}), lambda {n}, {i}: {body}, 1)",
-    to_int="({test})::INTEGER", inf="inf", leaves_per_step=16.0, shortest=True, ahead=True,
+    to_int="({test})::INTEGER", inf="inf", leaves_per_step=12.0, shortest=True, ahead=True,
 )
 
 
@@ -110,11 +117,11 @@ class Walk:
                 _, key, _, b, m = tree_sql.info[n]
                 lo, hi = tree_sql.kids[n]
                 assert self.index[hi] == self.index[lo] + 1  # breadth first: siblings adjacent
-                f.append(slot[key[1]] * (-1 if m == 0 else 1))
+                f.append(slot[key[1]] + (0 if m == 0 else len(slot)))  # NULL as -inf / as NaN
                 t.append(b)
                 left.append(self.index[lo])
             else:
-                f.append(-1)
+                f.append(1)
                 t.append(math.nan)
                 left.append(self.index[n])
         self.size = len(order)
@@ -125,8 +132,7 @@ class Walk:
         n, i = var
         sx = syntax
         fn = sx.at.format(array=sx.int_array(f), index=n)
-        right = (f"coalesce({sx.at.format(array=xs, index=f'abs({fn})')} > "
-                 f"{sx.at.format(array=sx.double_array(t), index=n)}, {fn} > 0)")
+        right = f"{sx.at.format(array=xs, index=fn)} > {sx.at.format(array=sx.double_array(t), index=n)}"
         body = f"{sx.at.format(array=sx.int_array(left), index=n)} + {sx.to_int.format(test=right)}"
         self.expr = sx.loop.format(steps=steps, n=n, i=i, body=body)
 

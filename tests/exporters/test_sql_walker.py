@@ -50,7 +50,7 @@ def test_forest_walked_exact(duck_conn):
     from sklearn.ensemble import RandomForestClassifier
 
     rf, model, frame = _forest(RandomForestClassifier(12, max_depth=9, random_state=0), classes=3)
-    walked = sum(e.tree_.n_leaves >= 16 * e.tree_.max_depth for e in rf.estimators_)
+    walked = sum(e.tree_.n_leaves >= DUCKDB.leaves_per_step * e.tree_.max_depth for e in rf.estimators_)
     assert walked >= 8  # most trees are big enough to be walked; the rest stay CASE
     sql, rows = _run(duck_conn, model, frame)
     assert sql.count("list_reduce(") == walked
@@ -65,7 +65,7 @@ def test_forest_walked_exact(duck_conn):
 
 
 def test_small_trees_stay_case(duck_conn):
-    """Boosting's small trees are cheaper as CASE in DuckDB (1.2-4x measured): not walked."""
+    """Boosting's small trees are cheaper as CASE in DuckDB (3-4x measured): not walked."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     est, model, frame = _forest(HistGradientBoostingClassifier(max_iter=15, random_state=0), n_rows=1500)
