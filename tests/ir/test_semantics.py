@@ -10,9 +10,10 @@ from rulekit import semantics
 
 def _probe(t):
     vals = [t, np.nextafter(t, np.inf), np.nextafter(t, -np.inf)]
-    f = np.float32(t)
-    if np.isfinite(f):
-        vals += [float(f), float(np.nextafter(f, np.float32(np.inf))), float(np.nextafter(f, np.float32(-np.inf)))]
+    with np.errstate(over="ignore"):  # thresholds beyond float32's range round to +-inf: expected
+        f = np.float32(t)
+        if np.isfinite(f):
+            vals += [float(f), float(np.nextafter(f, np.float32(np.inf))), float(np.nextafter(f, np.float32(-np.inf)))]
     return [float(v) for v in vals]
 
 
