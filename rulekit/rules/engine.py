@@ -7,7 +7,9 @@ tree's float32/float64 comparison on every value). No Python loop runs per row.
 First-hit rule lists (and each group of an ensemble) are additionally compiled into a decision
 diagram (:mod:`rulekit.rules.diagram`) whose walk costs O(depth) per row instead of O(rules); the
 generic evaluator is the reference and the fallback (oblique tests, very large DNFs, ``vote``,
-``weighted-sum``, ``explain``).
+``weighted-sum``, ``explain``). There, conditions shaped AND of ORs of ANDs of literals (every path
+rule) are compiled once per rule base into literal indexes and evaluated for their TRUE rows only:
+a 15,455-rule vote base on 10,000 rows went from 25 s to ~7 s plus ~3 s to compile.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class Evaluator:
         self._cols: dict[Any, np.ndarray] = {}
         self._miss: dict[Any, np.ndarray] = {}
         self._lits: dict[tuple, np.ndarray] = {}
+        self._by_id: dict[int, np.ndarray] = {}
         self._ones = np.ones(self.n, bool)
         self._zeros = np.zeros(self.n, bool)
 
@@ -75,12 +78,14 @@ class Evaluator:
             self._miss[key] = m
         return m
 
-    def member(self, key: Any, c: NumSet | NomSet) -> np.ndarray:
-        """Rows whose value of ``key`` lies in ``c`` (TRUE rows of a literal)."""
+    def member(self, key: Any, c: NumSet | NomSet, *, cache: bool = True) -> np.ndarray:
+        """Rows whose value of ``key`` lies in ``c`` (TRUE rows of a literal); ``cache``: keep it
+        under its value (hashing a set costs more than small chunks take to compute)."""
         sig = (key, c)
-        hit = self._lits.get(sig)
-        if hit is not None:
-            return hit
+        if cache:
+            hit = self._lits.get(sig)
+            if hit is not None:
+                return hit
         x = self.column(key)
         if isinstance(c, NomSet):
             if c.is_universe:
@@ -104,7 +109,8 @@ class Evaluator:
                 t = self._zeros.copy()
         if c.missing:
             t = t | self.missing(key)
-        self._lits[sig] = t
+        if cache:
+            self._lits[sig] = t
         return t
 
     def literal(self, lit: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -142,6 +148,101 @@ class Evaluator:
     def true(self, cond: Any) -> np.ndarray:
         return self.truth(cond)[0]
 
+    def all_of(self, terms: list[list[list[int]]], sets: list[tuple[Any, Any]]) -> np.ndarray:
+        """TRUE rows of an AND of ORs of ANDs of literals, each literal an index into ``sets`` (its
+        key and TRUE set, see :func:`_compiled`); cached by index, so no set is hashed per chunk."""
+        t = self._ones
+        for alts in terms:
+            a = None
+            for conj in alts:
+                c = None
+                for j in conj:
+                    m = self._by_id.get(j)
+                    if m is None:
+                        m = self._by_id[j] = self.member(*sets[j], cache=False)
+                    c = m if c is None else c & m
+                a = c if a is None else a | c
+            t = a if t is self._ones else t & a
+        return t
+
+
+def conjunction(cond: Any) -> list[list[list[Any]]] | None:
+    """``cond`` as an AND of ORs of ANDs of literals (None when a NOT or deeper nesting occurs). In
+    three-valued logic an AND is TRUE where all its items are TRUE and an OR where any is, whatever
+    the UNKNOWN rows, so TRUE rows need no FALSE vectors. Path rules are all of this shape
+    (``x <= t or x is missing``, ``(a < x and x <= b) or x is missing``)."""
+    out = []
+    stack = [cond]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, And):
+            stack.extend(reversed(node.items))
+        elif isinstance(node, Not):
+            return None
+        elif isinstance(node, Or):
+            if not node.items:
+                return None
+            alts = []
+            for x in node.items:
+                if isinstance(x, And) and x.items and not any(isinstance(y, (And, Or, Not)) for y in x.items):
+                    alts.append(list(x.items))
+                elif isinstance(x, (And, Or, Not)):
+                    return None
+                else:
+                    alts.append([x])
+            out.append(alts)
+        else:
+            out.append([[node]])
+    return out
+
+
+def _compiled(rb: RuleBase, schema: Schema) -> tuple[list, list[tuple[Any, Any]]]:
+    """Per rule its :func:`conjunction` with literals as indexes into one list of (key, TRUE set)
+    pairs, one per distinct literal (None: not of that shape), and that list; cached per rule base
+    object."""
+    hit = _conj_cache.get(id(rb))
+    if hit is not None and hit[0] is rb:
+        return hit[1]
+    ids: dict[Any, int] = {}
+    sets: list[tuple[Any, Any]] = []
+    rules = []
+    for i, r in enumerate(rb.rules):
+        schema.where = f"rule {rule_name(rb, i)}: "
+        terms = conjunction(r.condition)
+        if terms is None:
+            rules.append(None)
+            continue
+        out = []
+        for alts in terms:
+            row = []
+            for conj in alts:
+                js = []
+                for lit in conj:
+                    j = ids.get(lit)
+                    if j is None:
+                        j = ids[lit] = len(sets)
+                        sets.append(schema.literal_set(lit))
+                    js.append(j)
+                row.append(js)
+            out.append(row)
+        rules.append(out)
+    result = (rules, sets)
+    _conj_cache[id(rb)] = (rb, result)
+    while len(_conj_cache) > 64:
+        _conj_cache.pop(next(iter(_conj_cache)))
+    return result
+
+
+_conj_cache: dict[int, tuple[RuleBase, tuple]] = {}
+
+
+def _rule_true(rb: RuleBase, ev: Evaluator, compiled: tuple, i: int) -> np.ndarray:
+    terms = compiled[0][i]
+    if terms is not None:
+        return ev.all_of(terms, compiled[1])
+    ev.schema.where = f"rule {rule_name(rb, i)}: "
+    return ev.true(rb.rules[i].condition)
+
 
 def _schema(rb: RuleBase, where: str = "") -> Schema:
     s = Schema(rb)
@@ -170,11 +271,11 @@ def match_matrix(rb: RuleBase, M: np.ndarray, rules: list[int] | None = None) ->
     idx = list(range(len(rb.rules))) if rules is None else rules
     out = np.zeros((M.shape[0], len(idx)), bool)
     step = max(1, CHUNK_CELLS // max(1, len(idx)))
+    compiled = _compiled(rb, schema)
     for s in range(0, M.shape[0], step):
         ev = Evaluator(schema, M[s:s + step])
         for j, i in enumerate(idx):
-            schema.where = f"rule {rule_name(rb, i)}: "
-            out[s:s + step, j] = ev.true(rb.rules[i].condition)
+            out[s:s + step, j] = _rule_true(rb, ev, compiled, i)
     return out
 
 
@@ -209,14 +310,14 @@ def _first_hit_generic(rb: RuleBase, M: np.ndarray, idx: list[int]) -> np.ndarra
     n = M.shape[0]
     out = np.full(n, -1, np.int64)
     schema = Schema(rb)
+    compiled = _compiled(rb, schema)
     step = max(1, CHUNK_CELLS // max(1, len(idx)))
     for s in range(0, n, step):
         ev = Evaluator(schema, M[s:s + step])
         res = out[s:s + step]
         open_ = np.ones(res.size, bool)
         for i in idx:
-            schema.where = f"rule {rule_name(rb, i)}: "
-            hit = ev.true(rb.rules[i].condition) & open_
+            hit = _rule_true(rb, ev, compiled, i) & open_
             if hit.any():
                 res[hit] = i
                 open_ &= ~hit
