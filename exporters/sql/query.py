@@ -18,6 +18,7 @@ it once. A single tree or first-hit rule list needs at most one stage.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -395,8 +396,8 @@ def pick(d: Dialect, values: list[str], index: str) -> str:
 
 
 def pick_doubles(d: Dialect, values: list[float], index: str) -> str:
-    if len(set(values)) == 1 or d.pick_doubles is None:
-        return pick(d, [d.number(v) for v in values], index)
+    if len(set(values)) == 1 or d.pick_doubles is None or not all(math.isfinite(v) for v in values):
+        return pick(d, [d.number(v) for v in values], index)  # d.number refuses infinities and NaN
     return d.pick_doubles.format(values=", ".join(semantics.exact17(v) for v in values), index=index)
 
 

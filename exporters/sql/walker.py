@@ -118,7 +118,7 @@ class Walk:
                 lo, hi = tree_sql.kids[n]
                 assert self.index[hi] == self.index[lo] + 1  # breadth first: siblings adjacent
                 f.append(slot[key[1]] + (0 if m == 0 else len(slot)))  # NULL as -inf / as NaN
-                t.append(b)
+                t.append(math.nan if b == math.inf and m == 0 else b)  # never right, as the CASE form
                 left.append(self.index[lo])
             else:
                 f.append(1)
@@ -141,6 +141,8 @@ class Walk:
         (when every leaf agrees); ``node``: a column already holding the walk's end."""
         if len(set(values)) == 1:
             return number(values[0])
+        for v in values:
+            number(v)  # refuses what the dialect cannot write (infinities), as the CASE form does
         arr = [0.0] * self.size
         for leaf, v in zip(leaves, values):
             arr[self.index[leaf] - 1] = v
@@ -150,8 +152,8 @@ class Walk:
 def walkable(tree_sql, syntax: Syntax) -> bool:
     """Only numeric splits on plain features (no nominal or oblique tests), and only trees with
     enough leaves per walk step for ``syntax`` (a walk always takes ``depth`` steps)."""
-    if not all(info[0] == "n" and info[1][0] == "n" for info in tree_sql.info.values()):
-        return False
+    if not tree_sql.kids or not all(info[0] == "n" and info[1][0] == "n" for info in tree_sql.info.values()):
+        return False  # a single leaf is a constant; nominal and oblique tests stay CASE
     if syntax.leaves_per_step <= 0:
         return True
     depth = {tree_sql.root: 0}

@@ -93,8 +93,7 @@ def test_mixed_forest_regression(duck_conn):
     assert sql.count("list_reduce(") == 3
 
 
-def test_infinite_boundaries_and_null_sides(duck_conn, monkeypatch):
-    """Boundaries of +-inf travel as 'inf' in the array text; NULL follows each split's missing side."""
+def _inf_model(extra_leaf: float | None = None):
     from rulekit.ir.model import Combiner, Feature, Model
     from rulekit.ir.tree import TreeBuilder
 
@@ -108,20 +107,72 @@ def test_infinite_boundaries_and_null_sides(duck_conn, monkeypatch):
         b.connect(inner, b.leaf((1.0, 0.0)), 0)
         b.connect(inner, b.leaf((0.0, 1.0)), 1)
         trees.append(b.graph)
-    model = Model(features=[Feature(name="p"), Feature(name="q")], trees=trees, classes=[0, 1],
-                  task="classification", combiner=Combiner(kind="average"))
-    xs = [None, -math.inf, -1.0, 0.5, 1.5, 2.0, math.inf]
-    frame = pd.DataFrame([(a, b) for a in xs for b in xs], columns=["p", "q"], dtype=float)
+    if extra_leaf is not None:
+        b = TreeBuilder()
+        b.leaf((extra_leaf, 1.0 - extra_leaf))
+        trees.append(b.graph)
+    return Model(features=[Feature(name="p"), Feature(name="q")], trees=trees, classes=[0, 1],
+                 task="classification", combiner=Combiner(kind="average"))
+
+
+def _walk_all(monkeypatch, on: bool = True):
     import dataclasses
 
     from rulekit.exporters.sql import duckdb as duck
 
-    walk_all = dataclasses.replace(DUCKDB, leaves_per_step=0.0)  # these trees are tiny
-    monkeypatch.setattr(duck, "DIALECT", dataclasses.replace(duck.DIALECT, walker=walk_all, _cache={}))
+    walk = dataclasses.replace(DUCKDB, leaves_per_step=0.0 if on else 1e9)  # these trees are tiny
+    monkeypatch.setattr(duck, "DIALECT", dataclasses.replace(duck.DIALECT, walker=walk, _cache={}))
+
+
+INF_GRID = [None, -math.inf, -1.0, 0.5, 1.5, 2.0, math.inf]
+
+
+def test_infinite_boundaries_and_null_sides(duck_conn, monkeypatch):
+    """Boundaries of +-inf travel as 'inf' in the array text; NULL follows each split's missing side;
+    a single-leaf tree is a constant, not a walk."""
+    model = _inf_model(extra_leaf=0.375)
+    frame = pd.DataFrame([(a, b) for a in INF_GRID for b in INF_GRID], columns=["p", "q"], dtype=float)
+    _walk_all(monkeypatch)
     sql = to_sql(model, dialect="duckdb", table="rk_inf", key=KEY, proba=True)
-    assert "list_reduce(" in sql and "inf" in sql
+    assert sql.count("list_reduce(") == 4 and "inf" in sql
     load(duck_conn, "duckdb", model, frame, "rk_inf")
     compare(model, frame, query(duck_conn, "duckdb", sql), proba=True, where="duckdb inf")
+
+
+def test_stored_nan_at_infinite_boundaries_matches_case_form(duck_conn, monkeypatch):
+    """At ``x <= +inf`` with missing values left nothing goes right in the CASE form (the split is
+    elided); the walk gives that node a NaN boundary so a stored NaN stays left there too."""
+    model = _inf_model()
+    grid = INF_GRID + [math.nan]
+    frame = pd.DataFrame([(a, b) for a in grid for b in grid], columns=["p", "q"], dtype=float)
+    _walk_all(monkeypatch, on=True)
+    walked = to_sql(model, dialect="duckdb", table="rk_nan_inf", key=KEY, proba=True)
+    _walk_all(monkeypatch, on=False)
+    case = to_sql(model, dialect="duckdb", table="rk_nan_inf", key=KEY, proba=True)
+    assert "list_reduce(" in walked and "list_reduce(" not in case
+    load(duck_conn, "duckdb", model, frame, "rk_nan_inf")
+    n = len(grid)
+    duck_conn.execute(f'UPDATE "rk_nan_inf" SET "p" = \'NaN\'::DOUBLE WHERE "{KEY}" >= {n * (n - 1)}').fetchall()
+    duck_conn.execute(f'UPDATE "rk_nan_inf" SET "q" = \'NaN\'::DOUBLE WHERE "{KEY}" % {n} = {n - 1}').fetchall()
+    assert query(duck_conn, "duckdb", walked) == query(duck_conn, "duckdb", case)
+
+
+def test_infinite_leaf_values_are_refused_in_both_forms(monkeypatch):
+    """A leaf value of +-inf cannot be written as a SQL literal: the walk refuses it as CASE does."""
+    from rulekit.errors import ExportError
+
+    model = _inf_model()
+    for graph in model.trees[:1]:
+        for n, a in graph.nodes(data=True):
+            if "value" in a and a["value"][0] == 1.0:
+                a["value"] = (math.inf, 0.0)
+                break
+    model = type(model)(model.trees, model.features, task="classification", classes=[0, 1],
+                        combiner=model.combiner, validate=False)
+    for on in (True, False):
+        _walk_all(monkeypatch, on=on)
+        with pytest.raises(ExportError, match="inf"):
+            to_sql(model, dialect="duckdb", table="t", proba=True)
 
 
 def test_array_text_reads_back_exactly(duck_conn):
