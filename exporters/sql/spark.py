@@ -6,8 +6,12 @@ splits are therefore walked over constant arrays (``walker.py``): planning stays
 each tree is one small generated method, its walk a column one stage ahead of the sums. Single
 trees and trees with nominal or oblique splits keep the CASE form; stages sum 10 trees. Measured
 (100 trees, depth 8, 200k rows, local[2], 2-core machine): planning 1.5-3 s, scoring 7.1-7.3 s
-(11-14 s on the first run), exact. ``spark.sql.codegen.hugeMethodLimit=8000`` (Spark's advice for
-HotSpot) halved the time of an earlier layout; with this one it made no gain (8.7 s)"""
+(11-14 s on the first run), exact. Spark still collapses the staged projections into one, whose
+whole-stage Java exceeds 64 KB: it logs "Code grows beyond 64 KB" at ERROR level with a stack trace
+and runs the stage without whole-stage code generation (results stay exact; that path is the fast
+one here). ``SET spark.sql.codegen.wholeStage=false`` in the scoring session avoids the noise and
+was fastest: 5.9-6.0 s (``hugeMethodLimit=8000``, which halved an earlier layout's time, no longer
+helps: 8.7-9.7 s)."""
 
 from rulekit.exporters.sql import walker
 from rulekit.exporters.sql.dialect import Dialect
