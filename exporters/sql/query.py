@@ -230,6 +230,16 @@ def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -
 
 
 def _inline(spec: Spec, d: Dialect, names: Names) -> str:
+    """:func:`_inline_body`, inside the binding of the walks' row array where there is one (so the
+    array is built once per row, not at every step of every walk)."""
+    bound: list[tuple[str, list[tuple[str, str]]]] = []
+    out = _inline_body(spec, d, names, bound)
+    for alias, values in bound:
+        out = d.bound(alias, values, out)
+    return out
+
+
+def _inline_body(spec: Spec, d: Dialect, names: Names, bound: list) -> str:
     """A bare expression for dialects without correlated derived tables: every sum written out
     where it is used (regression sums, averaged or voting forests, sigmoid boosting). A tree feeding
     several sums is written once per sum; where the dialect walks trees (Spark) the copies are one
@@ -242,7 +252,7 @@ def _inline(spec: Spec, d: Dialect, names: Names) -> str:
             base = num(spec.default[0]) if spec.default is not None else num(0.0)
             terms = [u.render([num(spec.weights[i] * u.vec[0][0]), num(0.0)]) for i, u in enumerate(spec.units)]
             return "(" + expr.sum_terms([base] + terms) + ")"
-        (total,) = _inline_sums(spec, d, names, 1, lambda i, u: [(0, [v[0] for v in u.vec])],
+        (total,) = _inline_sums(bound, spec, d, names, 1, lambda i, u: [(0, [v[0] for v in u.vec])],
                                 [num(spec.combiner.base_score[0])] if spec.kind == "sum" else [None])
         return total if spec.kind == "sum" else f"{total} / {num(float(len(spec.units)))}"
     labels = label_texts(d, spec.classes or [])
@@ -255,11 +265,11 @@ def _inline(spec: Spec, d: Dialect, names: Names) -> str:
             def terms(i, u):
                 return [(k, [v[k] for v in u.vec]) for k in range(K)]
         n = num(float(len(spec.units)))
-        sums = _inline_sums(spec, d, names, K, terms, [None] * K)
+        sums = _inline_sums(bound, spec, d, names, K, terms, [None] * K)
         return argmax([f"({a} / {n})" for a in sums], labels)
     c = spec.combiner
     if spec.kind == "sum" and c.link == "sigmoid" and c.n_outputs == 1:
-        (a,) = _inline_sums(spec, d, names, 1, lambda i, u: [(0, [v[0] for v in u.vec])], [num(c.base_score[0])])
+        (a,) = _inline_sums(bound, spec, d, names, 1, lambda i, u: [(0, [v[0] for v in u.vec])], [num(c.base_score[0])])
         if c.decision in ("raw>=0", "raw>0"):
             return expr.case([(f"{a} {c.decision[3:-1]} {num(0.0)}", labels[1])], labels[0])
         lo, hi = num(-EXP_LIMIT), num(EXP_LIMIT)
@@ -268,14 +278,14 @@ def _inline(spec: Spec, d: Dialect, names: Names) -> str:
         return expr.case([(f"{num(1.0)} - {p1} >= {p1}", labels[0])], labels[1])
     if spec.kind == "sum" and c.link == "softmax" and d.bind is not None:
         outs = c.tree_output or (0,) * len(spec.units)
-        sums = _inline_sums(spec, d, names, c.n_outputs, lambda i, u: [(outs[i], [v[0] for v in u.vec])],
+        sums = _inline_sums(bound, spec, d, names, c.n_outputs, lambda i, u: [(outs[i], [v[0] for v in u.vec])],
                             [num(x) for x in c.base_score])
         return _bound_softmax_label(d, names, sums, labels, raw=c.decision is not None)
     if spec.kind in ("rule-vote", "rule-sum") and d.bind is not None:
         plan = _vote_plan if spec.kind == "rule-vote" else _sum_plan
         width, init, terms = plan(spec, d, K)
         binder = _Binder(d, names)
-        acc = binder.bind("a", _inline_sums(spec, d, names, width, terms, init))
+        acc = binder.bind("a", _inline_sums(bound, spec, d, names, width, terms, init))
         if spec.kind == "rule-sum":
             return binder.label(lambda marks: argmax(acc, marks), labels)
         if spec.task == "regression":
@@ -334,9 +344,11 @@ def _bound_softmax_label(d: Dialect, names: Names, sums: list[str], labels: list
     return binder.label(lambda marks: argmax(p, marks), labels)
 
 
-def _inline_sums(spec: Spec, d: Dialect, names: Names, width: int, terms: Terms,
+def _inline_sums(bound: list, spec: Spec, d: Dialect, names: Names, width: int, terms: Terms,
                  init: list[str | None]) -> list[str]:
-    """Each accumulator as one parenthesized left-to-right sum over the units, in unit order."""
+    """Each accumulator as one parenthesized left-to-right sum over the units, in unit order.
+    Walked trees read the row array through a name bound once (appended to ``bound``) where the
+    dialect binds (:meth:`Dialect.bound`); otherwise the array is written inside each walk."""
     walks: dict[int, Walk] = {}
     if d.walker:
         trees = [i for i, u in enumerate(spec.units) if isinstance(u, TreeUnit) and walkable(u.tree, d.walker)]
@@ -344,6 +356,10 @@ def _inline_sums(spec: Spec, d: Dialect, names: Names, width: int, terms: Terms,
         if trees:
             cols = spec.units[trees[0]].tree.cols.names
             xs = d.walker.features([cols[j] for j in used])
+            if d.bind is not None:
+                alias, field = names.internal("x"), f"{names.prefix}xs"
+                bound.append((alias, [(field, xs)]))
+                xs = d.bind_ref.format(alias=alias, field=d.ident(field), index=0)
             slot = {j: p + 1 for p, j in enumerate(used)}
             var = (names.internal("n"), names.internal("i"))
             walks = {i: Walk(spec.units[i].tree, slot, xs, var, d.walker) for i in trees}

@@ -90,6 +90,7 @@ def test_spark_forest_walked_exact_and_bounded(spark):
     rf, model, frame = _forest(40, 8, names)
     sql = _run(spark, model, frame, "rk_walk")
     bare = to_sql(model, dialect="spark")
+    assert bare.count("array(coalesce(") == 1  # the row array is bound once, not built in every walk
     rows = [tuple(r) for r in spark.sql(f"SELECT `{KEY}`, {bare} AS p FROM rk_walk").collect()]
     compare(model, frame, rows, proba=False, where="spark bare forest")
     assert sql.count("aggregate(sequence(") == 40  # one walk per tree, a column feeding both classes
