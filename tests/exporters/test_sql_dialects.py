@@ -20,7 +20,7 @@ from rulekit.ir.model import Feature, Model
 from rulekit.ir.tree import TreeBuilder
 from tests import zoo
 from tests.exporters.test_sql_engines import (KEY, compare, duck_conn, load, query, rules_of,  # noqa: F401
-                                              run_in, sqlite_conn)
+                                              run_bare_mysql, run_bare_snowflake_transpiled, run_in, sqlite_conn)
 
 SMALL = ["sklearn_tree_multiclass_hostile", "handmade_nominal", "handmade_linear", "sklearn_gb_multiclass_hostile",
          "xgboost_binary_nan_hostile", "sklearn_hgb_categorical_nan"]
@@ -207,28 +207,15 @@ BARE_ENSEMBLES = ["sklearn_extratrees_regressor", "sklearn_forest_classifier", "
 def test_bare_expression_mysql(name, mysql_conn, unique_name):
     """MariaDB has no correlated derived tables: ensembles are written as plain scalar sums."""
     model, data = zoo.get(name)
-    expr_sql = to_sql(model, dialect="mysql")
+    expr_sql = run_bare_mysql(mysql_conn, model, data, unique_name)
     assert "SELECT" not in expr_sql
-    load(mysql_conn, "mysql", model, data, unique_name)
-    try:
-        rows = query(mysql_conn, "mysql", f"SELECT `{KEY}`, {expr_sql} AS p FROM `{unique_name}`")
-        compare(model, data, rows, proba=False, where="bare mysql")
-    finally:
-        mysql_conn.cursor().execute(f"DROP TABLE `{unique_name}`")
 
 
 def _bare_snowflake(name, duck_conn, unique_name, *, bound: bool = False):
     model, data = zoo.get(name)
-    expr_sql = to_sql(model, dialect="snowflake")
+    expr_sql = run_bare_snowflake_transpiled(duck_conn, model, data, unique_name)
     assert "SELECT" not in expr_sql
     assert ("TRANSFORM(" in expr_sql) == bound
-    sql = sqlglot.transpile(f'SELECT "{KEY}", {expr_sql} AS p FROM "{unique_name}"', read="snowflake",
-                            write="duckdb")[0]
-    load(duck_conn, "duckdb", model, data, unique_name)
-    try:
-        compare(model, data, query(duck_conn, "duckdb", sql), proba=False, where="bare snowflake->duckdb")
-    finally:
-        duck_conn.execute(f'DROP TABLE "{unique_name}"')
 
 
 @pytest.mark.parametrize("name", [n for n in BARE_ENSEMBLES if n in zoo.zoo_names()])
@@ -246,14 +233,8 @@ def test_bare_softmax_mysql(name, mysql_conn, unique_name):
     once through JSON_TABLE (no correlated derived tables), then numpy's first-max argmax (of the
     sums where the source labels from raw scores, as scikit-learn does)."""
     model, data = zoo.get(name)
-    expr_sql = to_sql(model, dialect="mysql")
+    expr_sql = run_bare_mysql(mysql_conn, model, data, unique_name)
     assert expr_sql.count("JSON_TABLE(") == (1 if model.combiner.decision else 3)  # sklearn: raw argmax
-    load(mysql_conn, "mysql", model, data, unique_name)
-    try:
-        rows = query(mysql_conn, "mysql", f"SELECT `{KEY}`, {expr_sql} AS p FROM `{unique_name}`")
-        compare(model, data, rows, proba=False, where="bare softmax mysql")
-    finally:
-        mysql_conn.cursor().execute(f"DROP TABLE `{unique_name}`")
 
 
 @pytest.mark.parametrize("name", [n for n in SOFTMAX if n in zoo.zoo_names()])

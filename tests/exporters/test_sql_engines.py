@@ -149,6 +149,33 @@ def run_in(conn, engine: str, obj, data: pd.DataFrame, table: str, *, proba: boo
     return sql
 
 
+def run_bare_mysql(conn, obj, data: pd.DataFrame, table: str) -> str:
+    """The bare expression of ``obj`` selected over ``table`` in MariaDB, compared; returns it."""
+    expr_sql = to_sql(obj, dialect="mysql")
+    load(conn, "mysql", obj, data, table)
+    try:
+        rows = query(conn, "mysql", f"SELECT `{KEY}`, {expr_sql} AS p FROM `{table}`")
+        compare(obj, data, rows, proba=False, where="bare mysql")
+    finally:
+        conn.cursor().execute(f"DROP TABLE `{table}`")
+    return expr_sql
+
+
+def run_bare_snowflake_transpiled(duck_conn, obj, data: pd.DataFrame, table: str) -> str:
+    """The Snowflake bare expression, parse-checked, transpiled by sqlglot and run in DuckDB."""
+    import sqlglot
+
+    expr_sql = to_sql(obj, dialect="snowflake")
+    sqlglot.parse_one(f"SELECT {expr_sql} AS p FROM t", read="snowflake")
+    sql = sqlglot.transpile(f'SELECT "{KEY}", {expr_sql} AS p FROM "{table}"', read="snowflake", write="duckdb")[0]
+    load(duck_conn, "duckdb", obj, data, table)
+    try:
+        compare(obj, data, query(duck_conn, "duckdb", sql), proba=False, where="bare snowflake->duckdb")
+    finally:
+        duck_conn.execute(f'DROP TABLE "{table}"')
+    return expr_sql
+
+
 _RULES: dict[int, object] = {}
 
 

@@ -12,8 +12,7 @@ from rulekit.ir.model import Combiner, Feature
 from rulekit.probe import threshold_values
 from rulekit.rules.base import (And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule,
                                 RuleBase)
-from rulekit.exporters.sql import to_sql
-from tests.exporters.test_sql_engines import KEY, compare, load, query, run_in
+from tests.exporters.test_sql_engines import run_bare_mysql, run_bare_snowflake_transpiled, run_in
 from tests.exporters.test_sql_engines import duck_conn, sqlite_conn  # noqa: F401 (fixtures)
 
 FEATURES = (Feature(name="it's x"), Feature(name="y"),
@@ -143,32 +142,14 @@ BARE = {**CASES, "groups-average": _groups_rb, "groups-softmax": _softmax_rb}
 def test_rule_base_bare_mysql(case, mysql_conn, unique_name):
     """Every kind of rule base as one expression in MariaDB (vote and weighted-sum accumulators bound
     through JSON_TABLE), against the rule engine."""
-    rb, data = BARE[case](), _data()
-    expr_sql = to_sql(rb, dialect="mysql")
-    load(mysql_conn, "mysql", rb, data, unique_name)
-    try:
-        rows = query(mysql_conn, "mysql", f"SELECT `{KEY}`, {expr_sql} AS p FROM `{unique_name}`")
-        compare(rb, data, rows, proba=False, where="bare mysql")
-    finally:
-        mysql_conn.cursor().execute(f"DROP TABLE `{unique_name}`")
+    run_bare_mysql(mysql_conn, BARE[case](), _data(), unique_name)
 
 
 @pytest.mark.parametrize("case", list(BARE))
 def test_rule_base_bare_snowflake_transpiled(case, duck_conn, unique_name):
     """Snowflake's spelling (TRANSFORM over a one-element array, VARIANT values read back with
     ::FLOAT) transpiled by sqlglot and run in DuckDB."""
-    import sqlglot
-
-    rb, data = BARE[case](), _data()
-    expr_sql = to_sql(rb, dialect="snowflake")
-    sqlglot.parse_one(f"SELECT {expr_sql} AS p FROM t", read="snowflake")
-    sql = sqlglot.transpile(f'SELECT "{KEY}", {expr_sql} AS p FROM "{unique_name}"', read="snowflake",
-                            write="duckdb")[0]
-    load(duck_conn, "duckdb", rb, data, unique_name)
-    try:
-        compare(rb, data, query(duck_conn, "duckdb", sql), proba=False, where="bare snowflake->duckdb")
-    finally:
-        duck_conn.execute(f'DROP TABLE "{unique_name}"')
+    run_bare_snowflake_transpiled(duck_conn, BARE[case](), _data(), unique_name)
 
 
 @pytest.mark.parametrize("semantics", ["first-hit", "vote", "weighted-sum"])
