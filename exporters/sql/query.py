@@ -349,20 +349,14 @@ def _inline_sums(bound: list, spec: Spec, d: Dialect, names: Names, width: int, 
     """Each accumulator as one parenthesized left-to-right sum over the units, in unit order.
     Walked trees read the row array through a name bound once (appended to ``bound``) where the
     dialect binds (:meth:`Dialect.bound`); otherwise the array is written inside each walk."""
-    walks: dict[int, Walk] = {}
-    if d.walker:
-        trees = [i for i, u in enumerate(spec.units) if isinstance(u, TreeUnit) and walkable(u.tree, d.walker)]
-        used = sorted({info[1][1] for i in trees for info in spec.units[i].tree.info.values()})
-        if trees:
-            cols = spec.units[trees[0]].tree.cols.names
-            xs = d.walker.features([cols[j] for j in used])
-            if d.bind is not None:
-                alias, field = names.internal("x"), f"{names.prefix}xs"
-                bound.append((alias, [(field, xs)]))
-                xs = d.bind_ref.format(alias=alias, field=d.ident(field), index=0)
-            slot = {j: p + 1 for p, j in enumerate(used)}
-            var = (names.internal("n"), names.internal("i"))
-            walks = {i: Walk(spec.units[i].tree, slot, xs, var, d.walker) for i in trees}
+    def place(features: str) -> str:
+        if d.bind is None:
+            return features
+        alias, field = names.internal("x"), f"{names.prefix}xs"
+        bound.append((alias, [(field, features)]))
+        return d.bind_ref.format(alias=alias, field=d.ident(field), index=0)
+
+    walks = _walks(spec, d, names, place) if d.walker else {}
     num = d.number
     sums: list[list[str]] = [[x] if x is not None else [] for x in init]
     for i, u in enumerate(spec.units):
@@ -436,7 +430,7 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
         mean = sum(size(u) for u in spec.units) / n
         step = max(1, min(step, int(d.stage_leaves // max(1.0, mean))))
     num = d.number
-    walks = _walks(spec, d, b, names) if d.walker and not b.bare else {}
+    walks = _walks(spec, d, names, _staged_xs(b, names)) if d.walker and not b.bare else {}
     batches = [range(s, min(n, s + step)) for s in range(0, n, step)] or [range(0)]
     plans = []  # per batch: (id items, per-accumulator terms)
     for batch in batches:
@@ -480,20 +474,28 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
     return acc
 
 
-def _walks(spec: Spec, d: Dialect, b: Builder, names: Names) -> dict[int, Walk]:
-    """Walks for the trees with numeric splits only, over a stage holding ``xs``, the array of the
-    features they test (computed once per row and carried through the following stages)."""
+def _walks(spec: Spec, d: Dialect, names: Names, place: Callable[[str], str]) -> dict[int, Walk]:
+    """Walks for the trees the dialect walks, reading ``xs``, the array of the features they test:
+    ``place(array expression)`` says where it is computed once and returns how the walks read it."""
     trees = [i for i, u in enumerate(spec.units) if isinstance(u, TreeUnit) and walkable(u.tree, d.walker)]
     if not trees:
         return {}
     used = sorted({info[1][1] for i in trees for info in spec.units[i].tree.info.values()})
     slot = {j: p + 1 for p, j in enumerate(used)}
-    xs = names.internal("xs")
     cols = spec.units[trees[0]].tree.cols.names
-    b.stage([d.walker.features([cols[j] for j in used]) + f" AS {xs}"], features=True)
-    b.carry = b.carry + [xs]
+    xs = place(d.walker.features([cols[j] for j in used]))
     var = (names.internal("n"), names.internal("i"))
     return {i: Walk(spec.units[i].tree, slot, xs, var, d.walker) for i in trees}
+
+
+def _staged_xs(b: Builder, names: Names) -> Callable[[str], str]:
+    """``xs`` as a column of its own stage, carried through the following stages."""
+    def place(features: str) -> str:
+        xs = names.internal("xs")
+        b.stage([f"{features} AS {xs}"], features=True)
+        b.carry = b.carry + [xs]
+        return xs
+    return place
 
 
 def _ensemble(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str],
