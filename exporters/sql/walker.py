@@ -96,20 +96,12 @@ class Walk:
     """One tree laid out for the walk: node numbering, the walk expression, value arrays."""
 
     def __init__(self, tree_sql, slot: dict[int, int], xs: str, var: tuple[str, str], syntax: Syntax):
-        """``tree_sql``: a prepared :class:`~rulekit.exporters.sql.trees.TreeSQL` with numeric
-        splits only; ``slot``: 1-based position in ``xs`` of each used feature index; ``var``: the
+        """``tree_sql``: a prepared :class:`~rulekit.exporters.sql.trees.TreeSQL` that is
+        :func:`walkable` (at least one split); ``slot``: 1-based position in ``xs`` of each used feature index; ``var``: the
         lambda's two variable names (quoted, distinct from every column name: a lambda variable
         hides a column of the same name); ``syntax``: the engine's spelling."""
         self.syntax = syntax
-        order = [tree_sql.root]
-        depth = {tree_sql.root: 0}
-        i = 0
-        while i < len(order):
-            n = order[i]
-            i += 1
-            for k in tree_sql.kids.get(n, ()):
-                depth[k] = depth[n] + 1
-                order.append(k)
+        order, steps = _breadth_first(tree_sql)
         self.index = {n: j + 1 for j, n in enumerate(order)}
         f, t, left = [], [], []
         for n in order:
@@ -125,10 +117,6 @@ class Walk:
                 t.append(math.nan)
                 left.append(self.index[n])
         self.size = len(order)
-        steps = max(depth.values())
-        if steps == 0:
-            self.expr = "1"
-            return
         n, i = var
         sx = syntax
         fn = sx.at.format(array=sx.int_array(f), index=n)
@@ -149,6 +137,20 @@ class Walk:
         return self.syntax.at.format(array=self.syntax.double_array(arr), index=node or self.expr)
 
 
+def _breadth_first(tree_sql) -> tuple[list, int]:
+    """The nodes in breadth-first order (siblings adjacent) and the tree's depth; no recursion."""
+    order = [tree_sql.root]
+    depth = {tree_sql.root: 0}
+    i = 0
+    while i < len(order):
+        n = order[i]
+        i += 1
+        for k in tree_sql.kids.get(n, ()):
+            depth[k] = depth[n] + 1
+            order.append(k)
+    return order, max(depth.values())
+
+
 def walkable(tree_sql, syntax: Syntax) -> bool:
     """Only numeric splits on plain features (no nominal or oblique tests), and only trees with
     enough leaves per walk step for ``syntax`` (a walk always takes ``depth`` steps)."""
@@ -156,17 +158,8 @@ def walkable(tree_sql, syntax: Syntax) -> bool:
         return False  # a single leaf is a constant; nominal and oblique tests stay CASE
     if syntax.leaves_per_step <= 0:
         return True
-    depth = {tree_sql.root: 0}
-    stack = [tree_sql.root]
-    leaves = 0
-    while stack:
-        n = stack.pop()
-        kids = tree_sql.kids.get(n, ())
-        leaves += not kids
-        for k in kids:
-            depth[k] = depth[n] + 1
-            stack.append(k)
-    return leaves >= syntax.leaves_per_step * max(depth.values())
+    order, steps = _breadth_first(tree_sql)
+    return len(order) - len(tree_sql.kids) >= syntax.leaves_per_step * steps
 
 
 __all__ = ["DUCKDB", "SPARK", "Syntax", "Walk", "walkable"]
