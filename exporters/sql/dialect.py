@@ -42,15 +42,18 @@ class Dialect:
     string_prefix: str = ""  # e.g. "N" for unicode strings in T-SQL
     batch: int = 50  # trees (or rules) summed per stage; at most 50 (nesting stages is slow to plan)
     stage_leaves: int | None = None  # fewer trees per stage when they hold more leaves than this
+    max_stages: int | None = None  # more trees per stage (up to 50) when there would be more stages
     pick: str | None = None  # the {index}-th (1-based) of {values}; None: one CASE per output
     pick_doubles: str | None = None  # same for doubles written as plain 17-digit numbers (faster)
     correlated_from: bool = True  # a subquery in FROM may use the outer row (bare ensemble form)
+    bare_with: bool = False  # the bare form's stages as correlated CTEs in one WITH (flat, not nested)
     walker: Syntax | None = None  # ensemble trees as constant arrays walked in a loop (walker.py)
     # bind(d, alias, [(field, expression)], body): ``body`` reading ``alias.field`` (quoted names),
     # each expression computed once, in one expression: where derived tables cannot see the outer row
     bind: Callable[..., str] | None = None
     bind_ref: str = "{alias}.{field}"  # how a bound value is read ({index}: its 0-based position)
     bind_untyped: bool = False  # bound results come back untyped (VARIANT): bind class indexes
+    bare_sum: int = 100  # with bind: longest sum written in one piece (engines recurse once per +)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     # --- tokens ------------------------------------------------------------------------------------

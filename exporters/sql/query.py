@@ -19,6 +19,7 @@ it once. A single tree or first-hit rule list needs at most one stage.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -159,7 +160,8 @@ def clamp(d: Dialect, col: str, limit: float = EXP_LIMIT) -> str:
 
 
 class Builder:
-    """Collects stages as CTEs over the table, or as nested derived tables for a bare expression."""
+    """Collects stages as CTEs over the table, or for a bare expression as nested derived tables
+    (or correlated CTEs inside the scalar subquery, where the dialect's parser nests poorly)."""
 
     def __init__(self, d: Dialect, names: Names, carry: list[str]):
         self.d = d
@@ -177,7 +179,8 @@ class Builder:
         if self.bare:
             body = "SELECT " + ", ".join(items)
             if self.stages:
-                body += f" FROM ({self.stages[-1][1]}) AS {self.stages[-1][0]}"
+                body += " FROM " + (self.stages[-1][0] if self.d.bare_with
+                                    else f"({self.stages[-1][1]}) AS {self.stages[-1][0]}")
         else:
             cols = (self.carry if features else ([self.names.key] if self.names.key else [])) + items
             body = f"SELECT {', '.join(cols)} FROM {self.prev}{'' if mat else self.d.stage_suffix}"
@@ -189,6 +192,9 @@ class Builder:
             if not self.stages:
                 return items[0]
             last = self.stages[-1]
+            if self.d.bare_with:
+                stages = ", ".join(f"{n} AS ({b})" for n, b, _ in self.stages)
+                return f"(WITH {stages} SELECT {items[0]} FROM {last[0]})"
             return f"(SELECT {items[0]} FROM ({last[1]}) AS {last[0]})"
         cols = ([self.names.key] if self.names.key else []) + items
         head = ""
@@ -232,19 +238,20 @@ def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -
 def _inline(spec: Spec, d: Dialect, names: Names) -> str:
     """:func:`_inline_body`, inside the binding of the walks' row array where there is one (so the
     array is built once per row, not at every step of every walk)."""
-    bound: list[tuple[str, list[tuple[str, str]]]] = []
+    bound: list[tuple[str, list[tuple[str, str]]]] = []  # outermost first
     out = _inline_body(spec, d, names, bound)
-    for alias, values in bound:
+    for alias, values in reversed(bound):
         out = d.bound(alias, values, out)
     return out
 
 
 def _inline_body(spec: Spec, d: Dialect, names: Names, bound: list) -> str:
     """A bare expression for dialects without correlated derived tables: every sum written out
-    where it is used (regression sums, averaged or voting forests, sigmoid boosting). A tree feeding
-    several sums is written once per sum; where the dialect walks trees (Spark) the copies are one
-    common subexpression, evaluated once per row. Softmax boosting and voting or weighted-sum rule
-    bases read their sums several times: those are bound to names once (:class:`_Binder`)."""
+    where it is used (regression sums, averaged or voting forests, sigmoid boosting). A CASE tree
+    feeding several sums is written once per sum; a walked tree (Spark) is bound once and read by
+    each. Softmax boosting and voting or weighted-sum rule bases read their sums several times:
+    those are bound to names once (:class:`_Binder`), and long sums are bound piecewise
+    (:func:`_long_sum`)."""
     num = d.number
     K = len(spec.classes or [])
     if spec.task == "regression" and spec.kind in ("average", "sum", "rule-sum"):
@@ -305,10 +312,7 @@ class _Binder:
 
     def bind(self, prefix: str, exprs: list[str]) -> list[str]:
         """Names reading ``exprs``, bound one level inside the previous ones."""
-        alias = self.names.internal(prefix)
-        fields = [f"{self.names.prefix}{prefix}{k}" for k in range(len(exprs))]
-        self.levels.append((alias, list(zip(fields, exprs))))
-        return [self.d.bind_ref.format(alias=alias, field=self.d.ident(f), index=k) for k, f in enumerate(fields)]
+        return _bind_level(self.levels, self.d, self.names, prefix, exprs)
 
     def _wrap(self, body: str) -> str:
         for alias, values in reversed(self.levels):
@@ -347,24 +351,51 @@ def _bound_softmax_label(d: Dialect, names: Names, sums: list[str], labels: list
 def _inline_sums(bound: list, spec: Spec, d: Dialect, names: Names, width: int, terms: Terms,
                  init: list[str | None]) -> list[str]:
     """Each accumulator as one parenthesized left-to-right sum over the units, in unit order.
-    Walked trees read the row array through a name bound once (appended to ``bound``) where the
-    dialect binds (:meth:`Dialect.bound`); otherwise the array is written inside each walk."""
+    Where the dialect binds (:meth:`Dialect.bound`), walked trees read the row array through a name
+    bound once, and a walk feeding several sums is bound once too (levels appended to ``bound``,
+    outermost first); otherwise each is written where it is read."""
     def place(features: str) -> str:
-        if d.bind is None:
-            return features
-        alias, field = names.internal("x"), f"{names.prefix}xs"
-        bound.append((alias, [(field, features)]))
-        return d.bind_ref.format(alias=alias, field=d.ident(field), index=0)
+        return features if d.bind is None else _bind_level(bound, d, names, "x", [features])[0]
 
     walks = _walks(spec, d, names, place) if d.walker else {}
+    plan = [(i, k, vals) for i, u in enumerate(spec.units) for k, vals in terms(i, u)
+            if not all(v == 0.0 for v in vals)]
+    node: dict[int, str] = {}
+    if walks and d.bind is not None:
+        uses = Counter(i for i, _, vals in plan if i in walks and len(set(vals)) > 1)
+        shared = [i for i in walks if uses[i] > 1]
+        if shared:
+            node = dict(zip(shared, _bind_level(bound, d, names, "w", [walks[i].expr for i in shared])))
     num = d.number
     sums: list[list[str]] = [[x] if x is not None else [] for x in init]
-    for i, u in enumerate(spec.units):
-        for k, vals in terms(i, u):
-            if all(v == 0.0 for v in vals):
-                continue
-            sums[k].append(walks[i].pick(u.leaves, vals, num) if i in walks else u.render([num(v) for v in vals]))
-    return ["(" + expr.sum_terms(parts or [num(0.0)]) + ")" for parts in sums]
+    for i, k, vals in plan:
+        u = spec.units[i]
+        sums[k].append(walks[i].pick(u.leaves, vals, num, node.get(i)) if i in walks
+                       else u.render([num(v) for v in vals]))
+    return [_long_sum(bound, d, names, k, parts or [num(0.0)]) for k, parts in enumerate(sums)]
+
+
+def _long_sum(bound: list, d: Dialect, names: Names, k: int, terms: list[str]) -> str:
+    """``terms`` summed left to right, parenthesized. Engines recurse once per ``+`` (a 1,000-term
+    sum overflowed MariaDB's thread stack and Spark's parser), so where the dialect binds, the
+    running sum is bound every ``Dialect.bare_sum`` terms, one level inside the previous (still
+    left to right: the same float64 additions in the same order)."""
+    n = d.bare_sum
+    if d.bind is None or len(terms) <= n:
+        return "(" + expr.sum_terms(terms) + ")"
+    head = terms[:n]
+    for j in range(n, len(terms), n):
+        (ref,) = _bind_level(bound, d, names, f"c{k}_{j // n}_", ["(" + expr.sum_terms(head) + ")"])
+        head = [ref] + terms[j:j + n]
+    return "(" + expr.sum_terms(head) + ")"
+
+
+def _bind_level(bound: list, d: Dialect, names: Names, prefix: str, exprs: list[str]) -> list[str]:
+    """Names reading ``exprs``, bound one level inside those already in ``bound`` (outermost first)."""
+    alias = names.internal(prefix)
+    fields = [f"{names.prefix}{prefix}{k}" for k in range(len(exprs))]
+    bound.append((alias, list(zip(fields, exprs))))
+    return [d.bind_ref.format(alias=alias, field=d.ident(f), index=k) for k, f in enumerate(fields)]
 
 
 def _single(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str],
@@ -429,6 +460,8 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
     if d.stage_leaves and n:
         mean = sum(size(u) for u in spec.units) / n
         step = max(1, min(step, int(d.stage_leaves // max(1.0, mean))))
+    if d.max_stages:
+        step = max(step, min(50, -(-n // d.max_stages)))
     num = d.number
     walks = _walks(spec, d, names, _staged_xs(b, names)) if d.walker and not b.bare else {}
     batches = [range(s, min(n, s + step)) for s in range(0, n, step)] or [range(0)]

@@ -1,5 +1,6 @@
 """Any size: a chain tree 5,000 deep, a 1,500-deep zigzag tree on mixed features, and a 1,000-tree
-forest run exactly in SQLite (whose parser overflows near 18 nested CASEs), DuckDB and PostgreSQL."""
+forest run exactly in SQLite (whose parser overflows near 18 nested CASEs), DuckDB, PostgreSQL and MariaDB,
+as a SELECT over a table and as the bare expression pasted into one's own query."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.ir.tree import TreeBuilder, depth
 from rulekit.probe import probe_rows
 from tests import zoo
-from tests.exporters.test_sql_engines import duck_conn, run_in, sqlite_conn  # noqa: F401 (fixtures)
+from tests.exporters.test_sql_engines import duck_conn, run_bare, run_in, sqlite_conn  # noqa: F401 (fixtures)
 
 
-@pytest.fixture(params=["sqlite", "duckdb", "postgres"])
+@pytest.fixture(params=["sqlite", "duckdb", "postgres", "mysql"])
 def engine(request):
-    fixture = {"sqlite": "sqlite_conn", "duckdb": "duck_conn", "postgres": "pg_conn"}[request.param]
+    fixture = {"sqlite": "sqlite_conn", "duckdb": "duck_conn", "postgres": "pg_conn", "mysql": "mysql_conn"}[request.param]
     return request.param, request.getfixturevalue(fixture)
 
 
@@ -33,6 +34,7 @@ def test_chain_5000(engine, chain, unique_name):
     assert depth(model.trees[0]) == 5000
     sql = run_in(conn, eng, model, data, unique_name)
     assert len(sql) < 2_000_000  # interval merging keeps the flat part linear in the depth
+    run_bare(conn, eng, model, data, unique_name)
 
 
 def _zigzag(n_levels: int, seed: int = 0) -> Model:
@@ -87,6 +89,7 @@ def test_zigzag_1500(engine, unique_name):
     M[rng.random(M.shape) < 0.1] = np.nan
     M = probe_rows(model, M, n_missing=40, max_rows=600)
     run_in(conn, eng, model, zoo._frame(model, M), unique_name)
+    run_bare(conn, eng, model, zoo._frame(model, M), unique_name)
 
 
 def _forest(n_trees: int, seed: int = 0) -> Model:
@@ -121,3 +124,4 @@ def test_forest_1000_trees(engine, unique_name):
     M[rng.random(M.shape) < 0.1] = np.nan
     M = probe_rows(model, M, n_missing=20, max_rows=150)
     run_in(conn, eng, model, zoo._frame(model, M), unique_name)
+    run_bare(conn, eng, model, zoo._frame(model, M), unique_name)

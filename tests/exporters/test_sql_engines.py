@@ -149,16 +149,24 @@ def run_in(conn, engine: str, obj, data: pd.DataFrame, table: str, *, proba: boo
     return sql
 
 
+def run_bare(conn, engine: str, obj, data: pd.DataFrame, table: str) -> str:
+    """The bare expression of ``obj`` selected over ``table`` in ``engine``, compared; returns it."""
+    d = sql_dialect.get(engine)
+    expr_sql = to_sql(obj, dialect=engine)
+    load(conn, engine, obj, data, table)
+    try:
+        rows = query(conn, engine, f"SELECT {d.ident(KEY)}, {expr_sql} AS p FROM {d.ident(table)}")
+        compare(obj, data, rows, proba=False, where=f"bare {engine}")
+    finally:
+        if engine != "sqlite":
+            cur = conn if engine == "duckdb" else conn.cursor()
+            cur.execute(f"DROP TABLE IF EXISTS {d.ident(table)}")
+    return expr_sql
+
+
 def run_bare_mysql(conn, obj, data: pd.DataFrame, table: str) -> str:
     """The bare expression of ``obj`` selected over ``table`` in MariaDB, compared; returns it."""
-    expr_sql = to_sql(obj, dialect="mysql")
-    load(conn, "mysql", obj, data, table)
-    try:
-        rows = query(conn, "mysql", f"SELECT `{KEY}`, {expr_sql} AS p FROM `{table}`")
-        compare(obj, data, rows, proba=False, where="bare mysql")
-    finally:
-        conn.cursor().execute(f"DROP TABLE `{table}`")
-    return expr_sql
+    return run_bare(conn, "mysql", obj, data, table)
 
 
 def run_bare_snowflake_transpiled(duck_conn, obj, data: pd.DataFrame, table: str) -> str:

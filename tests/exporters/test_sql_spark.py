@@ -91,6 +91,7 @@ def test_spark_forest_walked_exact_and_bounded(spark):
     sql = _run(spark, model, frame, "rk_walk")
     bare = to_sql(model, dialect="spark")
     assert bare.count("array(coalesce(") == 1  # the row array is bound once, not built in every walk
+    assert bare.count("aggregate(sequence(") == 40  # each walk bound once, read by both classes' sums
     rows = [tuple(r) for r in spark.sql(f"SELECT `{KEY}`, {bare} AS p FROM rk_walk").collect()]
     compare(model, frame, rows, proba=False, where="spark bare forest")
     assert sql.count("aggregate(sequence(") == 40  # one walk per tree, a column feeding both classes
@@ -124,6 +125,31 @@ def test_spark_walk_infinite_boundaries(spark):
     frame = pd.DataFrame([(a, b) for a in xs for b in xs], columns=["p", "q"], dtype=float)
     sql = _run(spark, model, frame, "rk_inf")
     assert "Infinity" in sql
+
+
+def test_spark_forest_1000_trees(spark):
+    """1,000 trees as a SELECT and as the bare expression. Spark's analyzer resolves one stage per
+    iteration (100 stages of 10 trees hit its limit of 100), so stages grow to keep at most 40;
+    its parser recurses once per ``+`` (a 1,000-term sum failed as too complex), so the bare form
+    binds its running sums every 100 terms. Whole-stage code generation ran out of a 1 GB heap
+    from ~600 trees up: off here, as the docs advise."""
+    from rulekit.probe import probe_rows
+    from tests.exporters.test_sql_big import _forest
+
+    model = _forest(1000)
+    rng = np.random.default_rng(2)
+    M = rng.normal(size=(100, 8))
+    M[rng.random(M.shape) < 0.1] = np.nan
+    frame = zoo._frame(model, probe_rows(model, M, n_missing=20, max_rows=120))
+    spark.conf.set("spark.sql.codegen.wholeStage", "false")
+    try:
+        _run(spark, model, frame, "rk_forest1000")
+        bare = to_sql(model, dialect="spark")
+        assert bare.count("named_struct('rk_c") == 2 * 9  # per class, a running sum bound every 100 trees
+        rows = [tuple(r) for r in spark.sql(f"SELECT `{KEY}`, {bare} AS p FROM rk_forest1000").collect()]
+        compare(model, frame, rows, proba=False, where="spark bare forest 1000")
+    finally:
+        spark.conf.unset("spark.sql.codegen.wholeStage")
 
 
 @pytest.mark.parametrize("case", ["vote", "vote-no-default", "vote-regression", "weighted-sum", "groups-softmax"])
