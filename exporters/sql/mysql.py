@@ -3,7 +3,9 @@ a derived table with LIMIT is not merged into the outer query (so stages are eva
 no correlated derived tables, so a bare ensemble is written as plain scalar sums, and softmax
 boosting's per-class sums are bound to names through ``JSON_TABLE`` (MySQL 8.0.4+, MariaDB 10.6+),
 which may read the outer row; doubles travel through JSON exactly (10,006 values checked in MariaDB
-10.11, subnormals and extremes included)."""
+10.11, subnormals and extremes included). MariaDB 10.11 nests subqueries 63 deep ("Too high level
+of nesting for select"; sums bound every 100 terms reached 63 levels at 6,300 trees), so a bare
+expression needing more than 60 bound levels is refused: pass a table."""
 
 from rulekit.exporters.sql.dialect import Dialect
 
@@ -17,4 +19,5 @@ def _bind(d: Dialect, alias: str, values: list[tuple[str, str]], body: str) -> s
 DIALECT = Dialect(
     name="mysql", sqlglot="mysql", case_depth=50, trunc="TRUNCATE({}, 0)",
     stage_suffix=" LIMIT 18446744073709551615", max_identifier=64, correlated_from=False, bind=_bind,
+    bind_depth=60,
 )

@@ -236,32 +236,24 @@ def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -
 
 
 def _inline(spec: Spec, d: Dialect, names: Names) -> str:
-    """:func:`_inline_body`, inside the binding of the walks' row array where there is one (so the
-    array is built once per row, not at every step of every walk)."""
-    bound: list[tuple[str, list[tuple[str, str]]]] = []  # outermost first
-    out = _inline_body(spec, d, names, bound)
-    for alias, values in reversed(bound):
-        out = d.bound(alias, values, out)
-    return out
-
-
-def _inline_body(spec: Spec, d: Dialect, names: Names, bound: list) -> str:
     """A bare expression for dialects without correlated derived tables: every sum written out
     where it is used (regression sums, averaged or voting forests, sigmoid boosting). A CASE tree
-    feeding several sums is written once per sum; a walked tree (Spark) is bound once and read by
-    each. Softmax boosting and voting or weighted-sum rule bases read their sums several times:
-    those are bound to names once (:class:`_Binder`), and long sums are bound piecewise
-    (:func:`_long_sum`)."""
+    feeding several sums is written once per sum. Where the dialect binds (:class:`_Binder`), what
+    is read more than once is bound to a name once: the walks' row array and each walk feeding
+    several sums (Spark), softmax's class sums, the accumulators of voting or weighted-sum rule
+    bases, and the running sums of long sums (:func:`_long_sums`)."""
     num = d.number
     K = len(spec.classes or [])
+    binder = _Binder(d, names)
     if spec.task == "regression" and spec.kind in ("average", "sum", "rule-sum"):
         if spec.kind == "rule-sum":
             base = num(spec.default[0]) if spec.default is not None else num(0.0)
             terms = [u.render([num(spec.weights[i] * u.vec[0][0]), num(0.0)]) for i, u in enumerate(spec.units)]
-            return "(" + expr.sum_terms([base] + terms) + ")"
-        (total,) = _inline_sums(bound, spec, d, names, 1, lambda i, u: [(0, [v[0] for v in u.vec])],
+            (total,) = _long_sums(binder, [[base] + terms])
+            return binder.value(total)
+        (total,) = _inline_sums(binder, spec, 1, lambda i, u: [(0, [v[0] for v in u.vec])],
                                 [num(spec.combiner.base_score[0])] if spec.kind == "sum" else [None])
-        return total if spec.kind == "sum" else f"{total} / {num(float(len(spec.units)))}"
+        return binder.value(total if spec.kind == "sum" else f"{total} / {num(float(len(spec.units)))}")
     labels = label_texts(d, spec.classes or [])
     if spec.task == "classification" and spec.kind in ("average", "vote"):
         if spec.kind == "vote":
@@ -272,27 +264,26 @@ def _inline_body(spec: Spec, d: Dialect, names: Names, bound: list) -> str:
             def terms(i, u):
                 return [(k, [v[k] for v in u.vec]) for k in range(K)]
         n = num(float(len(spec.units)))
-        sums = _inline_sums(bound, spec, d, names, K, terms, [None] * K)
-        return argmax([f"({a} / {n})" for a in sums], labels)
+        sums = _inline_sums(binder, spec, K, terms, [None] * K)
+        return binder.label(lambda marks: argmax([f"({a} / {n})" for a in sums], marks), labels)
     c = spec.combiner
     if spec.kind == "sum" and c.link == "sigmoid" and c.n_outputs == 1:
-        (a,) = _inline_sums(bound, spec, d, names, 1, lambda i, u: [(0, [v[0] for v in u.vec])], [num(c.base_score[0])])
+        (a,) = _inline_sums(binder, spec, 1, lambda i, u: [(0, [v[0] for v in u.vec])], [num(c.base_score[0])])
         if c.decision in ("raw>=0", "raw>0"):
-            return expr.case([(f"{a} {c.decision[3:-1]} {num(0.0)}", labels[1])], labels[0])
+            return binder.label(lambda m: expr.case([(f"{a} {c.decision[3:-1]} {num(0.0)}", m[1])], m[0]), labels)
         lo, hi = num(-EXP_LIMIT), num(EXP_LIMIT)
         p1 = (f"(CASE WHEN {a} < {lo} THEN {num(0.0)} WHEN {a} > {hi} THEN {num(1.0)} "
               f"ELSE {num(1.0)} / ({num(1.0)} + EXP(-{a})) END)")
-        return expr.case([(f"{num(1.0)} - {p1} >= {p1}", labels[0])], labels[1])
+        return binder.label(lambda m: expr.case([(f"{num(1.0)} - {p1} >= {p1}", m[0])], m[1]), labels)
     if spec.kind == "sum" and c.link == "softmax" and d.bind is not None:
         outs = c.tree_output or (0,) * len(spec.units)
-        sums = _inline_sums(bound, spec, d, names, c.n_outputs, lambda i, u: [(outs[i], [v[0] for v in u.vec])],
+        sums = _inline_sums(binder, spec, c.n_outputs, lambda i, u: [(outs[i], [v[0] for v in u.vec])],
                             [num(x) for x in c.base_score])
-        return _bound_softmax_label(d, names, sums, labels, raw=c.decision is not None)
+        return _bound_softmax_label(binder, sums, labels, raw=c.decision is not None)
     if spec.kind in ("rule-vote", "rule-sum") and d.bind is not None:
         plan = _vote_plan if spec.kind == "rule-vote" else _sum_plan
         width, init, terms = plan(spec, d, K)
-        binder = _Binder(d, names)
-        acc = binder.bind("a", _inline_sums(bound, spec, d, names, width, terms, init))
+        acc = binder.bind("a", _inline_sums(binder, spec, width, terms, init))
         if spec.kind == "rule-sum":
             return binder.label(lambda marks: argmax(acc, marks), labels)
         if spec.task == "regression":
@@ -304,17 +295,24 @@ def _inline_body(spec: Spec, d: Dialect, names: Names, bound: list) -> str:
 
 class _Binder:
     """Values bound to names inside one expression (``Dialect.bind``), level after level: each
-    bound expression is computed once, and later levels and the body read it by name."""
+    bound expression is computed once, and later levels and the body read it by name. Without
+    levels (or without ``bind``) the body is returned as is."""
 
     def __init__(self, d: Dialect, names: Names):
         self.d, self.names = d, names
         self.levels: list[tuple[str, list[tuple[str, str]]]] = []  # outermost first
 
     def bind(self, prefix: str, exprs: list[str]) -> list[str]:
-        """Names reading ``exprs``, bound one level inside the previous ones."""
-        return _bind_level(self.levels, self.d, self.names, prefix, exprs)
+        """Names reading ``exprs``, bound one level inside the previous ones (``prefix`` unique)."""
+        alias = self.names.internal(prefix)
+        fields = [f"{self.names.prefix}{prefix}{k}" for k in range(len(exprs))]
+        self.levels.append((alias, list(zip(fields, exprs))))
+        return [self.d.bind_ref.format(alias=alias, field=self.d.ident(f), index=k) for k, f in enumerate(fields)]
 
     def _wrap(self, body: str) -> str:
+        if self.d.bind_depth is not None and len(self.levels) > self.d.bind_depth:
+            raise ExportError(f"the bare {self.d.name} expression would nest {len(self.levels)} subqueries "
+                              f"(the engine allows {self.d.bind_depth}); pass a table (--table)")
         for alias, values in reversed(self.levels):
             body = self.d.bound(alias, values, body)
         return body
@@ -322,7 +320,7 @@ class _Binder:
     def label(self, choose: Callable[[list[str]], str], labels: list[str]) -> str:
         """``choose(marks)`` picks one of ``marks`` (or NULL); the result names that class. Where
         bound results come back untyped, the marks are class indexes cast back and named outside."""
-        if not self.d.bind_untyped:
+        if not self.levels or not self.d.bind_untyped:
             return self._wrap(choose(labels))
         body = self._wrap(choose([str(k) for k in range(len(labels))]))
         return f"CASE CAST({body} AS INTEGER) " + " ".join(
@@ -330,15 +328,17 @@ class _Binder:
 
     def value(self, body: str) -> str:
         """A double computed from the bound names."""
+        if not self.levels:
+            return body
         out = self._wrap(body)
         return f"CAST({out} AS DOUBLE)" if self.d.bind_untyped else out
 
 
-def _bound_softmax_label(d: Dialect, names: Names, sums: list[str], labels: list[str], *, raw: bool) -> str:
+def _bound_softmax_label(binder: _Binder, sums: list[str], labels: list[str], *, raw: bool) -> str:
     """The label of softmax boosting as one expression: the class sums, then the same steps as the
     staged form (max, clamped exp, numpy's sum, division, first-max argmax), each step bound in
     turn; ``raw``: argmax of the sums themselves (scikit-learn labels from raw scores)."""
-    binder = _Binder(d, names)
+    d = binder.d
     s = binder.bind("s", sums)
     if raw:
         return binder.label(lambda marks: argmax(s, marks), labels)
@@ -348,14 +348,14 @@ def _bound_softmax_label(d: Dialect, names: Names, sums: list[str], labels: list
     return binder.label(lambda marks: argmax(p, marks), labels)
 
 
-def _inline_sums(bound: list, spec: Spec, d: Dialect, names: Names, width: int, terms: Terms,
-                 init: list[str | None]) -> list[str]:
+def _inline_sums(binder: _Binder, spec: Spec, width: int, terms: Terms, init: list[str | None]) -> list[str]:
     """Each accumulator as one parenthesized left-to-right sum over the units, in unit order.
-    Where the dialect binds (:meth:`Dialect.bound`), walked trees read the row array through a name
-    bound once, and a walk feeding several sums is bound once too (levels appended to ``bound``,
-    outermost first); otherwise each is written where it is read."""
+    Where the dialect binds, walked trees read the row array through a name bound once, and a
+    walk feeding several sums is bound once too; otherwise each is written where it is read."""
+    d, names = binder.d, binder.names
+
     def place(features: str) -> str:
-        return features if d.bind is None else _bind_level(bound, d, names, "x", [features])[0]
+        return features if d.bind is None else binder.bind("x", [features])[0]
 
     walks = _walks(spec, d, names, place) if d.walker else {}
     plan = [(i, k, vals) for i, u in enumerate(spec.units) for k, vals in terms(i, u)
@@ -365,37 +365,31 @@ def _inline_sums(bound: list, spec: Spec, d: Dialect, names: Names, width: int, 
         uses = Counter(i for i, _, vals in plan if i in walks and len(set(vals)) > 1)
         shared = [i for i in walks if uses[i] > 1]
         if shared:
-            node = dict(zip(shared, _bind_level(bound, d, names, "w", [walks[i].expr for i in shared])))
+            node = dict(zip(shared, binder.bind("w", [walks[i].expr for i in shared])))
     num = d.number
     sums: list[list[str]] = [[x] if x is not None else [] for x in init]
     for i, k, vals in plan:
         u = spec.units[i]
         sums[k].append(walks[i].pick(u.leaves, vals, num, node.get(i)) if i in walks
                        else u.render([num(v) for v in vals]))
-    return [_long_sum(bound, d, names, k, parts or [num(0.0)]) for k, parts in enumerate(sums)]
+    return _long_sums(binder, [parts or [num(0.0)] for parts in sums])
 
 
-def _long_sum(bound: list, d: Dialect, names: Names, k: int, terms: list[str]) -> str:
-    """``terms`` summed left to right, parenthesized. Engines recurse once per ``+`` (a 1,000-term
-    sum overflowed MariaDB's thread stack and Spark's parser), so where the dialect binds, the
-    running sum is bound every ``Dialect.bare_sum`` terms, one level inside the previous (still
-    left to right: the same float64 additions in the same order)."""
-    n = d.bare_sum
-    if d.bind is None or len(terms) <= n:
-        return "(" + expr.sum_terms(terms) + ")"
-    head = terms[:n]
-    for j in range(n, len(terms), n):
-        (ref,) = _bind_level(bound, d, names, f"c{k}_{j // n}_", ["(" + expr.sum_terms(head) + ")"])
-        head = [ref] + terms[j:j + n]
-    return "(" + expr.sum_terms(head) + ")"
-
-
-def _bind_level(bound: list, d: Dialect, names: Names, prefix: str, exprs: list[str]) -> list[str]:
-    """Names reading ``exprs``, bound one level inside those already in ``bound`` (outermost first)."""
-    alias = names.internal(prefix)
-    fields = [f"{names.prefix}{prefix}{k}" for k in range(len(exprs))]
-    bound.append((alias, list(zip(fields, exprs))))
-    return [d.bind_ref.format(alias=alias, field=d.ident(f), index=k) for k, f in enumerate(fields)]
+def _long_sums(binder: _Binder, sums: list[list[str]]) -> list[str]:
+    """Each list of terms summed left to right, parenthesized. Engines recurse once per ``+`` (a
+    1,000-term sum overflowed MariaDB's thread stack and Spark's parser), so where the dialect
+    binds, the running sums are bound every ``Dialect.bare_sum`` terms, all accumulators in one
+    level, each level inside the previous: still the same float64 additions in the same order."""
+    n = binder.d.bare_sum
+    if binder.d.bind is None or all(len(terms) <= n for terms in sums):
+        return ["(" + expr.sum_terms(terms) + ")" for terms in sums]
+    heads = [terms[:n] for terms in sums]
+    for j in range(n, max(len(terms) for terms in sums), n):
+        live = [k for k, terms in enumerate(sums) if len(terms) > j]
+        refs = binder.bind(f"c{j // n}_", ["(" + expr.sum_terms(heads[k]) + ")" for k in live])
+        for k, ref in zip(live, refs):
+            heads[k] = [ref] + sums[k][j:j + n]
+    return ["(" + expr.sum_terms(terms) + ")" for terms in heads]
 
 
 def _single(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str],

@@ -152,6 +152,37 @@ def test_rule_base_bare_snowflake_transpiled(case, duck_conn, unique_name):
     run_bare_snowflake_transpiled(duck_conn, BARE[case](), _data(), unique_name)
 
 
+def _long_rb(task: str, semantics: str, copies: int) -> RuleBase:
+    """The seven rules ``copies`` times over, each copy with its own weights (sums of ~1,000 terms)."""
+    rules = [r.model_copy(update={"id": f"{r.id}{j}", "weight": (r.weight or 1.0) * (1.0 + j / 7.0)})
+             for j in range(copies) for r in _rules(task)]
+    return RuleBase(task=task, classes=CLASSES if task == "classification" else None, features=FEATURES,
+                    semantics=semantics, precision="float32", rules=tuple(rules),
+                    default=Conclusion(value=0.5) if task == "regression" else None)
+
+
+LONG = {"vote": lambda: _long_rb("classification", "vote", 150),
+        "weighted-sum-regression": lambda: _long_rb("regression", "weighted-sum", 150)}
+
+
+@pytest.mark.parametrize("case", list(LONG))
+def test_long_rule_base_bare(case, mysql_conn, duck_conn, unique_name):
+    """1,050 rules in one expression: MariaDB overran its thread stack on a 1,000-term sum, so
+    running sums are bound every 100 terms (the same additions in the same order)."""
+    rb = LONG[case]()
+    run_bare_mysql(mysql_conn, rb, _data(150), unique_name)
+    run_bare_snowflake_transpiled(duck_conn, rb, _data(150), unique_name)
+
+
+def test_bare_too_deep_for_mariadb_is_refused():
+    """Beyond the 63 subqueries MariaDB nests, the bare form is refused at export with the way out."""
+    from rulekit.errors import ExportError
+    from rulekit.exporters.sql import to_sql
+
+    with pytest.raises(ExportError, match=r"nest 63 subqueries .*allows 60.*--table"):
+        to_sql(_long_rb("regression", "weighted-sum", 900), dialect="mysql")
+
+
 @pytest.mark.parametrize("semantics", ["first-hit", "vote", "weighted-sum"])
 def test_rule_base_without_rules(semantics, sqlite_conn, unique_name):
     rb = RuleBase(task="classification", classes=CLASSES, features=FEATURES, semantics=semantics,
