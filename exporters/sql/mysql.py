@@ -4,8 +4,11 @@ no correlated derived tables, so a bare ensemble is written as plain scalar sums
 boosting's per-class sums are bound to names through ``JSON_TABLE`` (MySQL 8.0.4+, MariaDB 10.6+),
 which may read the outer row; doubles travel through JSON exactly (10,006 values checked in MariaDB
 10.11, subnormals and extremes included). MariaDB 10.11 nests subqueries 63 deep ("Too high level
-of nesting for select"; sums bound every 100 terms reached 63 levels at 6,300 trees), so a bare
-expression needing more than 60 bound levels is refused: pass a table."""
+of nesting for select"; sums bound every 100 terms reached 63 levels at 6,300 terms), so a bare
+expression needing more than 60 bound levels is refused: pass a table. It also takes at most 64
+WITH elements ("Too many WITH elements"), so stages hold up to 300 trees or rules when there would
+be more than 56, and bare sums are bound every 300 terms (a 500-term sum ran, 700 overran the
+292 KiB thread stack): a 15,400-rule base ran in both forms."""
 
 from rulekit.exporters.sql.dialect import Dialect
 
@@ -19,5 +22,5 @@ def _bind(d: Dialect, alias: str, values: list[tuple[str, str]], body: str) -> s
 DIALECT = Dialect(
     name="mysql", sqlglot="mysql", case_depth=50, trunc="TRUNCATE({}, 0)",
     stage_suffix=" LIMIT 18446744073709551615", max_identifier=64, correlated_from=False, bind=_bind,
-    bind_depth=60,
+    bind_depth=60, max_stages=56, max_batch=300, max_ctes=64, bare_sum=300,
 )

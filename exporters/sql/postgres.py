@@ -2,6 +2,8 @@
 ``OFFSET 0`` stops subquery pull-up (stages are evaluated once) and every 10th stage is a
 MATERIALIZED CTE (planning nested subqueries is quadratic in their depth); quoted names are
 case-sensitive and cut at 63 bytes; EXP errors on overflow and underflow (arguments are clamped).
+The bare form's stages are correlated CTEs inside the scalar subquery: 98 nested derived tables
+(4,900 rules) exceeded ``max_stack_depth``, and 4,900 vote rules took 15.6 s nested, 0.8 s so.
 
 Run big ensembles with ``SET jit = off`` in the session: PostgreSQL's JIT (on by default above
 ``jit_above_cost``) spent ~120 s compiling a 100-tree depth-8 forest's query on 40k rows that runs
@@ -12,5 +14,5 @@ from rulekit.exporters.sql.dialect import Dialect
 DIALECT = Dialect(
     name="postgres", sqlglot="postgres", double="{}::float8", case_depth=100,
     stage_suffix=" OFFSET 0", materialize_every=10, case_insensitive=False, max_identifier=63,
-    pick="(ARRAY[{values}])[{index}]",
+    pick="(ARRAY[{values}])[{index}]", bare_with=True,
 )

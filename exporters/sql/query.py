@@ -179,7 +179,7 @@ class Builder:
         if self.bare:
             body = "SELECT " + ", ".join(items)
             if self.stages:
-                body += " FROM " + (self.stages[-1][0] if self.d.bare_with
+                body += " FROM " + (self.stages[-1][0] + self.d.stage_suffix if self.d.bare_with
                                     else f"({self.stages[-1][1]}) AS {self.stages[-1][0]}")
         else:
             cols = (self.carry if features else ([self.names.key] if self.names.key else [])) + items
@@ -193,11 +193,14 @@ class Builder:
                 return items[0]
             last = self.stages[-1]
             if self.d.bare_with:
-                stages = ", ".join(f"{n} AS ({b})" for n, b, _ in self.stages)
+                stages = ", ".join(f"{n} AS {'MATERIALIZED ' if m else ''}({b})" for n, b, m in self.stages)
                 return f"(WITH {stages} SELECT {items[0]} FROM {last[0]})"
             return f"(SELECT {items[0]} FROM ({last[1]}) AS {last[0]})"
         cols = ([self.names.key] if self.names.key else []) + items
         head = ""
+        if self.d.max_ctes is not None and len(self.stages) > self.d.max_ctes:
+            raise ExportError(f"this source needs {len(self.stages)} stages and {self.d.name} allows "
+                              f"{self.d.max_ctes} WITH elements; it is too big for this engine")
         if self.stages:
             head = "WITH " + ",\n".join(f"{n} AS {'MATERIALIZED ' if m else ''}({b})"
                                         for n, b, m in self.stages) + "\n"
@@ -455,7 +458,7 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
         mean = sum(size(u) for u in spec.units) / n
         step = max(1, min(step, int(d.stage_leaves // max(1.0, mean))))
     if d.max_stages:
-        step = max(step, min(50, -(-n // d.max_stages)))
+        step = max(step, min(d.max_batch, -(-n // d.max_stages)))
     num = d.number
     walks = _walks(spec, d, names, _staged_xs(b, names)) if d.walker and not b.bare else {}
     batches = [range(s, min(n, s + step)) for s in range(0, n, step)] or [range(0)]

@@ -12,7 +12,7 @@ from rulekit.ir.model import Combiner, Feature
 from rulekit.probe import threshold_values
 from rulekit.rules.base import (And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule,
                                 RuleBase)
-from tests.exporters.test_sql_engines import run_bare_mysql, run_bare_snowflake_transpiled, run_in
+from tests.exporters.test_sql_engines import run_bare, run_bare_mysql, run_bare_snowflake_transpiled, run_in
 from tests.exporters.test_sql_engines import duck_conn, sqlite_conn  # noqa: F401 (fixtures)
 
 FEATURES = (Feature(name="it's x"), Feature(name="y"),
@@ -174,13 +174,36 @@ def test_long_rule_base_bare(case, mysql_conn, duck_conn, unique_name):
     run_bare_snowflake_transpiled(duck_conn, rb, _data(150), unique_name)
 
 
-def test_bare_too_deep_for_mariadb_is_refused():
-    """Beyond the 63 subqueries MariaDB nests, the bare form is refused at export with the way out."""
-    from rulekit.errors import ExportError
-    from rulekit.exporters.sql import to_sql
+@pytest.mark.parametrize("semantics", ["vote", "weighted-sum"])
+def test_huge_rule_base_postgres_mariadb(semantics, pg_conn, mysql_conn, unique_name):
+    """Thousands of rules, both forms. PostgreSQL's bare form nested 98 derived tables and ran out
+    of stack (``max_stack_depth``): its stages are correlated CTEs now. MariaDB takes 64 WITH
+    elements at most: 15,400 rules are summed 300 per stage (and bound every 300 in the bare form)."""
+    task = "classification" if semantics == "vote" else "regression"
+    rb, data = _long_rb(task, semantics, 700), _data(60)
+    run_in(pg_conn, "postgres", rb, data, unique_name)
+    run_bare(pg_conn, "postgres", rb, data, unique_name)
+    rb = _long_rb(task, semantics, 2200)
+    run_in(mysql_conn, "mysql", rb, data, unique_name)
+    run_bare_mysql(mysql_conn, rb, data, unique_name)
 
-    with pytest.raises(ExportError, match=r"nest 63 subqueries .*allows 60.*--table"):
-        to_sql(_long_rb("regression", "weighted-sum", 900), dialect="mysql")
+
+def test_too_big_for_mariadb_is_refused():
+    """Beyond the 63 subqueries MariaDB nests and the 64 WITH elements it takes, export is refused
+    with a clear error (a 15,400-rule base fits; the limits are scaled down here to stay fast)."""
+    import dataclasses
+
+    from rulekit.errors import ExportError
+    from rulekit.exporters.sql import dialect
+    from rulekit.exporters.sql.query import build
+
+    rb = _long_rb("regression", "weighted-sum", 20)  # 140 rules
+    small = dataclasses.replace(dialect.get("mysql"), _cache={}, bare_sum=2, batch=1, max_batch=1)
+    with pytest.raises(ExportError, match=r"nest 70 subqueries .*allows 60.*--table"):
+        build(rb, small, table=None, key=None, proba=False)
+    with pytest.raises(ExportError, match=r"needs \d+ stages and mysql allows 64 WITH elements"):
+        build(rb, small, table="t", key=None, proba=False)
+    assert build(rb, dialect.get("mysql"), table=None, key=None, proba=False)
 
 
 @pytest.mark.parametrize("semantics", ["first-hit", "vote", "weighted-sum"])
