@@ -56,7 +56,8 @@ class Dialect:
     bind_ref: str = "{alias}.{field}"  # how a bound value is read ({index}: its 0-based position)
     bind_untyped: bool = False  # bound results come back untyped (VARIANT): bind class indexes
     bare_sum: int = 100  # with bind: longest sum written in one piece (engines recurse once per +)
-    bind_depth: int | None = None  # most bound levels the engine nests (bare form; more: an ExportError)
+    bare_depth: int | None = None  # most subqueries the bare form may nest (bound levels or nested
+    # derived tables); more: an ExportError naming --table
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     # --- tokens ------------------------------------------------------------------------------------

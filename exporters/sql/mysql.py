@@ -22,5 +22,5 @@ def _bind(d: Dialect, alias: str, values: list[tuple[str, str]], body: str) -> s
 DIALECT = Dialect(
     name="mysql", sqlglot="mysql", case_depth=50, trunc="TRUNCATE({}, 0)",
     stage_suffix=" LIMIT 18446744073709551615", max_identifier=64, correlated_from=False, bind=_bind,
-    bind_depth=60, max_stages=56, max_batch=300, max_ctes=64, bare_sum=300,
+    bare_depth=60, max_stages=56, max_batch=300, max_ctes=64, bare_sum=300,
 )

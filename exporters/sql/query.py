@@ -195,6 +195,7 @@ class Builder:
             if self.d.bare_with:
                 stages = ", ".join(f"{n} AS {'MATERIALIZED ' if m else ''}({b})" for n, b, m in self.stages)
                 return f"(WITH {stages} SELECT {items[0]} FROM {last[0]})"
+            _check_bare_depth(self.d, len(self.stages))
             return f"(SELECT {items[0]} FROM ({last[1]}) AS {last[0]})"
         cols = ([self.names.key] if self.names.key else []) + items
         head = ""
@@ -206,6 +207,12 @@ class Builder:
                                         for n, b, m in self.stages) + "\n"
         sep = ",\n  "
         return f"{head}SELECT\n  {sep.join(cols)}\nFROM {self.prev}"
+
+
+def _check_bare_depth(d: Dialect, depth: int) -> None:
+    if d.bare_depth is not None and depth > d.bare_depth:
+        raise ExportError(f"the bare {d.name} expression would nest {depth} subqueries (the engine allows "
+                          f"{d.bare_depth}); pass a table (--table)")
 
 
 # --- assembly ------------------------------------------------------------------------------------------------
@@ -313,9 +320,7 @@ class _Binder:
         return [self.d.bind_ref.format(alias=alias, field=self.d.ident(f), index=k) for k, f in enumerate(fields)]
 
     def _wrap(self, body: str) -> str:
-        if self.d.bind_depth is not None and len(self.levels) > self.d.bind_depth:
-            raise ExportError(f"the bare {self.d.name} expression would nest {len(self.levels)} subqueries "
-                              f"(the engine allows {self.d.bind_depth}); pass a table (--table)")
+        _check_bare_depth(self.d, len(self.levels))
         for alias, values in reversed(self.levels):
             body = self.d.bound(alias, values, body)
         return body

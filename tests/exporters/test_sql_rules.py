@@ -206,6 +206,19 @@ def test_too_big_for_mariadb_is_refused():
     assert build(rb, dialect.get("mysql"), table=None, key=None, proba=False)
 
 
+def test_too_deep_for_sql_server_bare_is_refused():
+    """SQL Server nests subqueries 32 deep: a bare form of more than 30 nested stages is refused;
+    the table form (CTEs) is still written."""
+    from rulekit.errors import ExportError
+    from rulekit.exporters.sql import to_sql
+
+    rb = _long_rb("regression", "weighted-sum", 250)  # 1,750 rules: 35 stages of 50
+    with pytest.raises(ExportError, match=r"bare tsql expression would nest 35 subqueries .*allows 30"):
+        to_sql(rb, dialect="tsql")
+    assert to_sql(rb, dialect="tsql", table="t").count(" AS (SELECT ") == 35
+    assert to_sql(_long_rb("regression", "weighted-sum", 200), dialect="tsql").startswith("(SELECT ")
+
+
 @pytest.mark.parametrize("semantics", ["first-hit", "vote", "weighted-sum"])
 def test_rule_base_without_rules(semantics, sqlite_conn, unique_name):
     rb = RuleBase(task="classification", classes=CLASSES, features=FEATURES, semantics=semantics,
