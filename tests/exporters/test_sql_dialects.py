@@ -288,8 +288,9 @@ def test_canary_float64_boundaries_disagree(monkeypatch, duck_conn, unique_name)
     """Writing the raw threshold (float64 semantics) for a float32 model must fail the parity check."""
     from rulekit import semantics
 
-    monkeypatch.setattr(semantics, "boundary_array", lambda op, t, precision: np.asarray(t, dtype=np.float64))
     model, data = zoo.get("sklearn_tree_binary")
+    model.predict(data)  # the reference compiles its trees now, with the true boundaries (it caches them)
+    monkeypatch.setattr(semantics, "boundary_array", lambda op, t, precision: np.asarray(t, dtype=np.float64))
     with pytest.raises(AssertionError, match="differ"):
         run_in(duck_conn, "duckdb", model, data, unique_name)
 
