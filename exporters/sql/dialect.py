@@ -55,6 +55,10 @@ class Dialect:
     bind: Callable[..., str] | None = None
     bind_ref: str = "{alias}.{field}"  # how a bound value is read ({index}: its 0-based position)
     bind_untyped: bool = False  # bound results come back untyped (VARIANT): bind class indexes
+    # ``{first}`` plus ``{terms}`` (comma-separated) left to right, as a fold over a flat list with
+    # lambda variables ``{acc}``, ``{x}``: long bare sums, and every stage's sum (an optimizer that
+    # merges the stages then nests one fold per stage, not one ``+`` per term)
+    sum_fold: str | None = None
     bare_sum: int = 100  # with bind: longest sum written in one piece (engines recurse once per +)
     bare_depth: int | None = None  # most subqueries the bare form may nest (bound levels or nested
     # derived tables); more: an ExportError naming --table

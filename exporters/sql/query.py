@@ -385,11 +385,15 @@ def _inline_sums(binder: _Binder, spec: Spec, width: int, terms: Terms, init: li
 
 def _long_sums(binder: _Binder, sums: list[list[str]]) -> list[str]:
     """Each list of terms summed left to right, parenthesized. Engines recurse once per ``+`` (a
-    1,000-term sum overflowed MariaDB's thread stack and Spark's parser), so where the dialect
-    binds, the running sums are bound every ``Dialect.bare_sum`` terms, all accumulators in one
-    level, each level inside the previous: still the same float64 additions in the same order."""
-    n = binder.d.bare_sum
-    if binder.d.bind is None or all(len(terms) <= n for terms in sums):
+    1,000-term sum overflowed MariaDB's thread stack and Spark's parser), so a long sum is a fold
+    where the dialect has one (:func:`fold_sum`), or else, where it binds, the running sums are
+    bound every ``Dialect.bare_sum`` terms, all accumulators in one level, each level inside the
+    previous: the same float64 additions in the same order either way."""
+    d, n = binder.d, binder.d.bare_sum
+    if d.sum_fold is not None:
+        return [fold_sum(d, binder.names, terms) if len(terms) > n else "(" + expr.sum_terms(terms) + ")"
+                for terms in sums]
+    if d.bind is None or all(len(terms) <= n for terms in sums):
         return ["(" + expr.sum_terms(terms) + ")" for terms in sums]
     heads = [terms[:n] for terms in sums]
     for j in range(n, max(len(terms) for terms in sums), n):
@@ -398,6 +402,15 @@ def _long_sums(binder: _Binder, sums: list[list[str]]) -> list[str]:
         for k, ref in zip(live, refs):
             heads[k] = [ref] + sums[k][j:j + n]
     return ["(" + expr.sum_terms(terms) + ")" for terms in heads]
+
+
+def fold_sum(d: Dialect, names: Names, terms: list[str]) -> str:
+    """``terms`` added left to right by the dialect's fold (``Dialect.sum_fold``): a flat list of
+    terms, so the expression does not deepen with the number of terms."""
+    if len(terms) == 1:
+        return terms[0]
+    return d.sum_fold.format(first=terms[0], terms=", ".join(terms[1:]), acc=names.internal("f"),
+                             x=names.internal("t"))
 
 
 def _single(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str],
@@ -494,16 +507,19 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
         plans.append((ids_items, per))
     if plans and plans[0][0]:
         b.stage(plans[0][0], features=True)
+    # an engine that merges the stages sees one sum over every unit: fold it when it is long
+    fold = d.sum_fold is not None and n > d.bare_sum
     for j, (_, per) in enumerate(plans):
         items = []
         for k in range(width):
-            if j == 0:
-                parts = ([init[k]] if init[k] is not None else []) + per[k]
-                items.append(f"{expr.sum_terms(parts or [num(0.0)])} AS {acc[k]}")
-            elif per[k]:
-                items.append(f"{expr.sum_terms([acc[k]] + per[k])} AS {acc[k]}")
-            else:
+            parts = (([init[k]] if init[k] is not None else []) + per[k] or [num(0.0)]) if j == 0 \
+                else ([acc[k]] + per[k] if per[k] else [])
+            if not parts:
                 items.append(acc[k])
+            elif fold and len(parts) > 1:
+                items.append(f"{fold_sum(d, names, parts)} AS {acc[k]}")
+            else:
+                items.append(f"{expr.sum_terms(parts)} AS {acc[k]}")
         last = j == len(plans) - 1
         b.stage(items + ([] if last else plans[j + 1][0]), features=not last)
     return acc

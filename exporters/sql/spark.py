@@ -14,11 +14,17 @@ was fastest: 5.9-6.0 s (``hugeMethodLimit=8000``, which halved an earlier layout
 helps: 8.7-9.7 s). The bare expression binds each walk once (``transform`` over a struct) and
 scored the same forest in 11.5 s, 5.8 s with whole-stage code generation off.
 
-Big ensembles: the analyzer resolves one nested stage per iteration (at most 100), so stages hold
-more trees when there would be more than 40; the parser recurses once per ``+`` (a 1,000-term
-sum is "too complex to parse"), so the bare form binds its running sums every 100 terms. From
-~600 trees on, whole-stage code generation ran out of a 1 GB driver heap: with it off, a
-1,000-tree forest planned and ran in 17-21 s (both forms)."""
+Big ensembles and rule bases:
+- the analyzer spends a few of its 100 iterations on each nested stage, so stages hold more trees
+  or rules (up to 250) when there would be more than 20;
+- the optimizer merges the stages into one expression, and a 1,050-deep running sum overflowed the
+  stack serializing the task (the session died); the parser recurses once per ``+`` (a 1,000-term
+  sum is "too complex to parse"). So sums are folds, ``aggregate(array(terms), first, (a, x) ->
+  a + x)``: the same additions in the same order, a flat list of terms. Binding running sums in
+  nested lambdas (as MariaDB does) took 1.3 s for 10 levels, 126 s for 20 and over 20 minutes
+  for 49 (4,900 rules);
+- from ~600 trees on, whole-stage code generation ran out of a 1 GB driver heap. With it off, a
+  1,000-tree forest planned and ran in 17-21 s (both forms), and 4,900 rules in 13-22 s."""
 
 from rulekit.exporters.sql import walker
 from rulekit.exporters.sql.dialect import Dialect
@@ -30,7 +36,7 @@ def _bind(d: Dialect, alias: str, values: list[tuple[str, str]], body: str) -> s
     return f"element_at(transform(array(named_struct({obj})), {alias} -> {body}), 1)"
 
 DIALECT = Dialect(
-    name="spark", sqlglot="spark", case_depth=30, trunc="({0} - {0} % 1e0)", batch=10, max_stages=40,
+    name="spark", sqlglot="spark", case_depth=30, trunc="({0} - {0} % 1e0)", batch=10, max_stages=20, max_batch=250,
     pick="element_at(array({values}), {index})", correlated_from=False, walker=walker.SPARK,
-    bind=_bind,
+    bind=_bind, sum_fold="aggregate(array({terms}), {first}, ({acc}, {x}) -> {acc} + {x})",
 )

@@ -128,11 +128,11 @@ def test_spark_walk_infinite_boundaries(spark):
 
 
 def test_spark_forest_1000_trees(spark):
-    """1,000 trees as a SELECT and as the bare expression. Spark's analyzer resolves one stage per
-    iteration (100 stages of 10 trees hit its limit of 100), so stages grow to keep at most 40;
-    its parser recurses once per ``+`` (a 1,000-term sum failed as too complex), so the bare form
-    binds its running sums every 100 terms. Whole-stage code generation ran out of a 1 GB heap
-    from ~600 trees up: off here, as the docs advise."""
+    """1,000 trees as a SELECT and as the bare expression. Spark's analyzer spends iterations on
+    each stage (100 stages of 10 trees hit its limit of 100), so stages grow to keep at most 20;
+    its parser recurses once per ``+`` (a 1,000-term sum failed as too complex), so long sums are
+    folds over a flat array. Whole-stage code generation ran out of a 1 GB heap from ~600 trees
+    up: off here, as the docs advise."""
     from rulekit.probe import probe_rows
     from tests.exporters.test_sql_big import _forest
 
@@ -145,11 +145,27 @@ def test_spark_forest_1000_trees(spark):
     try:
         _run(spark, model, frame, "rk_forest1000")
         bare = to_sql(model, dialect="spark")
-        assert bare.count("named_struct('rk_c") == 9  # both classes' running sums bound every 100 trees
+        assert bare.count("aggregate(array(") == 2  # each class's 1,000 terms folded, not nested
         rows = [tuple(r) for r in spark.sql(f"SELECT `{KEY}`, {bare} AS p FROM rk_forest1000").collect()]
         compare(model, frame, rows, proba=False, where="spark bare forest 1000")
     finally:
         spark.conf.unset("spark.sql.codegen.wholeStage")
+
+
+def test_spark_long_rule_base(spark):
+    """1,050 weighted-sum rules, both forms. Spark merges the stages into one expression: with plain
+    running sums its 1,050-deep sum overflowed the stack serializing the task (the session died),
+    so each stage's sum is a fold (one level per stage); stages also stay at most 20, since each
+    takes the analyzer a few of its 100 iterations."""
+    from tests.exporters.test_sql_rules import _data, _long_rb
+
+    rb, data = _long_rb("regression", "weighted-sum", 150), _data(60)
+    sql = _run(spark, rb, data, "rk_long_rules")
+    assert sql.count(" AS (SELECT ") <= 20
+    _view(spark, rb, data, "rk_long_rules")
+    bare = to_sql(rb, dialect="spark")
+    rows = [tuple(r) for r in spark.sql(f"SELECT `{KEY}`, {bare} AS p FROM rk_long_rules").collect()]
+    compare(rb, data, rows, proba=False, where="spark bare long rules")
 
 
 @pytest.mark.parametrize("case", ["vote", "vote-no-default", "vote-regression", "weighted-sum", "groups-softmax"])
