@@ -44,7 +44,7 @@ class Dialect:
     stage_leaves: int | None = None  # fewer trees per stage when they hold more leaves than this
     max_stages: int | None = None  # more trees per stage (up to max_batch) when there would be more stages
     max_batch: int = 50  # most trees per stage that max_stages may ask for (sum depth per stage)
-    max_ctes: int | None = None  # most WITH elements the engine accepts (more: an ExportError)
+    max_ctes: int | None = None  # most stages (WITH elements) the engine takes (more: an ExportError)
     pick: str | None = None  # the {index}-th (1-based) of {values}; None: one CASE per output
     pick_doubles: str | None = None  # same for doubles written as plain 17-digit numbers (faster)
     correlated_from: bool = True  # a subquery in FROM may use the outer row (bare ensemble form)

@@ -200,8 +200,8 @@ class Builder:
         cols = ([self.names.key] if self.names.key else []) + items
         head = ""
         if self.d.max_ctes is not None and len(self.stages) > self.d.max_ctes:
-            raise ExportError(f"this source needs {len(self.stages)} stages and {self.d.name} allows "
-                              f"{self.d.max_ctes} WITH elements; it is too big for this engine")
+            raise ExportError(f"this source needs {len(self.stages)} stages and {self.d.name} takes at most "
+                              f"{self.d.max_ctes} in one query (WITH elements); it is too big for this engine")
         if self.stages:
             head = "WITH " + ",\n".join(f"{n} AS {'MATERIALIZED ' if m else ''}({b})"
                                         for n, b, m in self.stages) + "\n"
@@ -281,6 +281,8 @@ def _inline(spec: Spec, d: Dialect, names: Names) -> str:
         (a,) = _inline_sums(binder, spec, 1, lambda i, u: [(0, [v[0] for v in u.vec])], [num(c.base_score[0])])
         if c.decision in ("raw>=0", "raw>0"):
             return binder.label(lambda m: expr.case([(f"{a} {c.decision[3:-1]} {num(0.0)}", m[1])], m[0]), labels)
+        if d.bind is not None:
+            (a,) = binder.bind("s", [a])  # read six times below: computed once
         lo, hi = num(-EXP_LIMIT), num(EXP_LIMIT)
         p1 = (f"(CASE WHEN {a} < {lo} THEN {num(0.0)} WHEN {a} > {hi} THEN {num(1.0)} "
               f"ELSE {num(1.0)} / ({num(1.0)} + EXP(-{a})) END)")

@@ -1,7 +1,9 @@
 """Snowflake: doubles cast to FLOAT (64-bit); quoted identifiers are case-sensitive; no correlated
 derived tables (correlated scalar subqueries only in WHERE), so a bare ensemble is written as plain
 scalar sums, and softmax boosting's per-class values are bound by ``TRANSFORM`` over a one-element
-array (values come back as VARIANT: read with ``::FLOAT``; the class index is cast back)."""
+array (values come back as VARIANT: read with ``::FLOAT``; the class index is cast back). Sums of
+over 100 terms are bound every 100 in nested TRANSFORMs, so their terms read table columns inside
+a lambda: checked only through sqlglot's transpilation to DuckDB (no Snowflake account here)."""
 
 from rulekit.exporters.sql.dialect import Dialect
 

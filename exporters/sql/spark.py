@@ -24,7 +24,8 @@ Big ensembles and rule bases:
   nested lambdas (as MariaDB does) took 1.3 s for 10 levels, 126 s for 20 and over 20 minutes
   for 49 (4,900 rules);
 - from ~600 trees on, whole-stage code generation ran out of a 1 GB driver heap. With it off, a
-  1,000-tree forest planned and ran in 17-21 s (both forms), and 4,900 rules in 13-22 s."""
+  1,000-tree forest planned and ran in 17-21 s (both forms), and 4,900 rules in 5-24 s. A table
+  form needing more than 25 stages (over ~5,000 trees or rules) is refused: untried here."""
 
 from rulekit.exporters.sql import walker
 from rulekit.exporters.sql.dialect import Dialect
@@ -36,7 +37,7 @@ def _bind(d: Dialect, alias: str, values: list[tuple[str, str]], body: str) -> s
     return f"element_at(transform(array(named_struct({obj})), {alias} -> {body}), 1)"
 
 DIALECT = Dialect(
-    name="spark", sqlglot="spark", case_depth=30, trunc="({0} - {0} % 1e0)", batch=10, max_stages=20, max_batch=250,
+    name="spark", sqlglot="spark", case_depth=30, trunc="({0} - {0} % 1e0)", batch=10, max_stages=20, max_batch=250, max_ctes=25,
     pick="element_at(array({values}), {index})", correlated_from=False, walker=walker.SPARK,
     bind=_bind, sum_fold="aggregate(array({terms}), {first}, ({acc}, {x}) -> {acc} + {x})",
 )

@@ -201,9 +201,23 @@ def test_too_big_for_mariadb_is_refused():
     small = dataclasses.replace(dialect.get("mysql"), _cache={}, bare_sum=2, batch=1, max_batch=1)
     with pytest.raises(ExportError, match=r"nest 70 subqueries .*allows 60.*--table"):
         build(rb, small, table=None, key=None, proba=False)
-    with pytest.raises(ExportError, match=r"needs \d+ stages and mysql allows 64 WITH elements"):
+    with pytest.raises(ExportError, match=r"needs \d+ stages and mysql takes at most 64 in one query"):
         build(rb, small, table="t", key=None, proba=False)
     assert build(rb, dialect.get("mysql"), table=None, key=None, proba=False)
+
+
+def test_too_many_stages_for_spark_is_refused():
+    """Spark's analyzer spends iterations on each stage: more than 25 (over ~5,000 units at 250 per
+    stage) is refused at export (scaled down here: one rule per stage)."""
+    import dataclasses
+
+    from rulekit.errors import ExportError
+    from rulekit.exporters.sql import dialect
+    from rulekit.exporters.sql.query import build
+
+    small = dataclasses.replace(dialect.get("spark"), _cache={}, batch=1, max_batch=1)
+    with pytest.raises(ExportError, match=r"needs \d+ stages and spark takes at most 25"):
+        build(_long_rb("regression", "weighted-sum", 4), small, table="t", key=None, proba=False)
 
 
 def test_too_deep_for_sql_server_bare_is_refused():
