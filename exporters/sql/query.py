@@ -514,14 +514,14 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
     for j, (_, per) in enumerate(plans):
         items = []
         for k in range(width):
-            parts = (([init[k]] if init[k] is not None else []) + per[k] or [num(0.0)]) if j == 0 \
-                else ([acc[k]] + per[k] if per[k] else [])
-            if not parts:
-                items.append(acc[k])
-            elif fold and len(parts) > 1:
-                items.append(f"{fold_sum(d, names, parts)} AS {acc[k]}")
+            if j == 0:
+                parts = ([init[k]] if init[k] is not None else []) + per[k] or [num(0.0)]
+            elif per[k]:
+                parts = [acc[k]] + per[k]
             else:
-                items.append(f"{expr.sum_terms(parts)} AS {acc[k]}")
+                items.append(acc[k])
+                continue
+            items.append(f"{fold_sum(d, names, parts) if fold else expr.sum_terms(parts)} AS {acc[k]}")
         last = j == len(plans) - 1
         b.stage(items + ([] if last else plans[j + 1][0]), features=not last)
     return acc
