@@ -207,7 +207,7 @@ def test_too_big_for_mariadb_is_refused():
 
 
 def test_too_many_stages_for_spark_is_refused():
-    """Spark's analyzer spends iterations on each stage: more than 25 (over ~5,000 units at 250 per
+    """Spark's analyzer spends iterations on each stage: more than 25 (over ~10,000 units at 500 per
     stage) is refused at export (scaled down here: one rule per stage)."""
     import dataclasses
 
