@@ -59,7 +59,8 @@ class Dialect:
     # lambda variables ``{acc}``, ``{x}``: long bare sums, and every stage's sum (an optimizer that
     # merges the stages then nests one fold per stage, not one ``+`` per term)
     sum_fold: str | None = None
-    bare_sum: int = 100  # with bind: longest sum written in one piece (engines recurse once per +)
+    bare_sum: int = 100  # longest sum written as plain + (engines recurse once per +): longer bare
+    # sums are bound piecewise or folded, and with sum_fold a model of more units folds its stage sums
     bare_depth: int | None = None  # most subqueries the bare form may nest (bound levels or nested
     # derived tables); more: an ExportError naming --table
     _cache: dict = field(default_factory=dict, compare=False, repr=False)

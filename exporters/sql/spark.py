@@ -38,7 +38,8 @@ def _bind(d: Dialect, alias: str, values: list[tuple[str, str]], body: str) -> s
     return f"element_at(transform(array(named_struct({obj})), {alias} -> {body}), 1)"
 
 DIALECT = Dialect(
-    name="spark", sqlglot="spark", case_depth=30, trunc="({0} - {0} % 1e0)", batch=10, max_stages=20, max_batch=500, max_ctes=25,
+    name="spark", sqlglot="spark", case_depth=30, trunc="({0} - {0} % 1e0)", batch=10, max_stages=20,
+    max_batch=500, max_ctes=25,
     pick="element_at(array({values}), {index})", correlated_from=False, walker=walker.SPARK,
     bind=_bind, sum_fold="aggregate(array({terms}), {first}, ({acc}, {x}) -> {acc} + {x})",
 )

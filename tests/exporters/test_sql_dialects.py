@@ -20,7 +20,7 @@ from rulekit.ir.model import Feature, Model
 from rulekit.ir.tree import TreeBuilder
 from tests import zoo
 from tests.exporters.test_sql_engines import (KEY, compare, duck_conn, load, query, rules_of,  # noqa: F401
-                                              run_bare_mysql, run_bare_snowflake_transpiled, run_in, sqlite_conn)
+                                              run_bare, run_bare_snowflake_transpiled, run_in, sqlite_conn)
 
 SMALL = ["sklearn_tree_multiclass_hostile", "handmade_nominal", "handmade_linear", "sklearn_gb_multiclass_hostile",
          "xgboost_binary_nan_hostile", "sklearn_hgb_categorical_nan"]
@@ -208,7 +208,7 @@ def test_bare_expression_mysql(name, mysql_conn, unique_name):
     """MariaDB has no correlated derived tables: ensembles are written as plain scalar sums; a sum
     read several times (sigmoid boosting judged by probability) is bound once through JSON_TABLE."""
     model, data = zoo.get(name)
-    expr_sql = run_bare_mysql(mysql_conn, model, data, unique_name)
+    expr_sql = run_bare(mysql_conn, "mysql", model, data, unique_name)
     assert expr_sql.count("SELECT") == expr_sql.count("JSON_TABLE(") == int(_reads_sum_again(model))
 
 
@@ -249,7 +249,7 @@ def test_bare_softmax_mysql(name, mysql_conn, unique_name):
     once through JSON_TABLE (no correlated derived tables), then numpy's first-max argmax (of the
     sums where the source labels from raw scores, as scikit-learn does)."""
     model, data = zoo.get(name)
-    expr_sql = run_bare_mysql(mysql_conn, model, data, unique_name)
+    expr_sql = run_bare(mysql_conn, "mysql", model, data, unique_name)
     assert expr_sql.count("JSON_TABLE(") == (1 if model.combiner.decision else 3)  # sklearn: raw argmax
 
 

@@ -143,10 +143,15 @@ def run_in(conn, engine: str, obj, data: pd.DataFrame, table: str, *, proba: boo
     try:
         compare(obj, data, query(conn, engine, sql), proba=proba, where=f"{engine}")
     finally:
-        if engine != "sqlite":
-            cur = conn if engine == "duckdb" else conn.cursor()
-            cur.execute(f"DROP TABLE IF EXISTS {sql_dialect.get(engine).ident(table)}")
+        _drop(conn, engine, table)
     return sql
+
+
+def _drop(conn, engine: str, table: str) -> None:
+    """Drop a loaded table (SQLite's in-memory connections are per test)."""
+    if engine != "sqlite":
+        cur = conn if engine == "duckdb" else conn.cursor()
+        cur.execute(f"DROP TABLE IF EXISTS {sql_dialect.get(engine).ident(table)}")
 
 
 def run_bare(conn, engine: str, obj, data: pd.DataFrame, table: str) -> str:
@@ -158,15 +163,8 @@ def run_bare(conn, engine: str, obj, data: pd.DataFrame, table: str) -> str:
         rows = query(conn, engine, f"SELECT {d.ident(KEY)}, {expr_sql} AS p FROM {d.ident(table)}")
         compare(obj, data, rows, proba=False, where=f"bare {engine}")
     finally:
-        if engine != "sqlite":
-            cur = conn if engine == "duckdb" else conn.cursor()
-            cur.execute(f"DROP TABLE IF EXISTS {d.ident(table)}")
+        _drop(conn, engine, table)
     return expr_sql
-
-
-def run_bare_mysql(conn, obj, data: pd.DataFrame, table: str) -> str:
-    """The bare expression of ``obj`` selected over ``table`` in MariaDB, compared; returns it."""
-    return run_bare(conn, "mysql", obj, data, table)
 
 
 def run_bare_snowflake_transpiled(duck_conn, obj, data: pd.DataFrame, table: str) -> str:

@@ -12,7 +12,7 @@ from rulekit.ir.model import Combiner, Feature
 from rulekit.probe import threshold_values
 from rulekit.rules.base import (And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule,
                                 RuleBase)
-from tests.exporters.test_sql_engines import run_bare, run_bare_mysql, run_bare_snowflake_transpiled, run_in
+from tests.exporters.test_sql_engines import run_bare, run_bare_snowflake_transpiled, run_in
 from tests.exporters.test_sql_engines import duck_conn, sqlite_conn  # noqa: F401 (fixtures)
 
 FEATURES = (Feature(name="it's x"), Feature(name="y"),
@@ -142,7 +142,7 @@ BARE = {**CASES, "groups-average": _groups_rb, "groups-softmax": _softmax_rb}
 def test_rule_base_bare_mysql(case, mysql_conn, unique_name):
     """Every kind of rule base as one expression in MariaDB (vote and weighted-sum accumulators bound
     through JSON_TABLE), against the rule engine."""
-    run_bare_mysql(mysql_conn, BARE[case](), _data(), unique_name)
+    run_bare(mysql_conn, "mysql", BARE[case](), _data(), unique_name)
 
 
 @pytest.mark.parametrize("case", list(BARE))
@@ -168,9 +168,9 @@ LONG = {"vote": lambda: _long_rb("classification", "vote", 150),
 @pytest.mark.parametrize("case", list(LONG))
 def test_long_rule_base_bare(case, mysql_conn, duck_conn, unique_name):
     """1,050 rules in one expression: MariaDB overran its thread stack on a 1,000-term sum, so
-    running sums are bound every 100 terms (the same additions in the same order)."""
+    running sums are bound every 300 terms (Snowflake: every 100), the same additions in order."""
     rb = LONG[case]()
-    run_bare_mysql(mysql_conn, rb, _data(150), unique_name)
+    run_bare(mysql_conn, "mysql", rb, _data(150), unique_name)
     run_bare_snowflake_transpiled(duck_conn, rb, _data(150), unique_name)
 
 
@@ -185,7 +185,7 @@ def test_huge_rule_base_postgres_mariadb(semantics, pg_conn, mysql_conn, unique_
     run_bare(pg_conn, "postgres", rb, data, unique_name)
     rb = _long_rb(task, semantics, 2200)
     run_in(mysql_conn, "mysql", rb, data, unique_name)
-    run_bare_mysql(mysql_conn, rb, data, unique_name)
+    run_bare(mysql_conn, "mysql", rb, data, unique_name)
 
 
 def test_too_big_for_mariadb_is_refused():
