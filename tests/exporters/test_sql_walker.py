@@ -115,41 +115,47 @@ def _inf_model(extra_leaf: float | None = None):
                  task="classification", combiner=Combiner(kind="average"))
 
 
-def _walk_all(monkeypatch, on: bool = True):
+def _walk_all(monkeypatch, on: bool = True, top: int = 0):
+    """Walk every tree (``on``) or none; ``top``: levels written as the CASE the walk starts from."""
     import dataclasses
 
     from rulekit.exporters.sql import duckdb as duck
 
-    walk = dataclasses.replace(DUCKDB, leaves_per_step=0.0 if on else 1e9)  # these trees are tiny
+    walk = dataclasses.replace(DUCKDB, leaves_per_step=0.0 if on else 1e9, case_levels=top)  # tiny trees
     monkeypatch.setattr(duck, "DIALECT", dataclasses.replace(duck.DIALECT, walker=walk, _cache={}))
 
 
 INF_GRID = [None, -math.inf, -1.0, 0.5, 1.5, 2.0, math.inf]
 
 
-def test_infinite_boundaries_and_null_sides(duck_conn, monkeypatch):
-    """Boundaries of +-inf travel as 'inf' in the array text; NULL follows each split's missing side;
-    a single-leaf tree is a constant, not a walk."""
+@pytest.mark.parametrize("top", [0, 1, 2])
+def test_infinite_boundaries_and_null_sides(duck_conn, monkeypatch, top):
+    """Boundaries of +-inf travel as 'inf' in the array text and in the top CASE's literals; NULL
+    follows each split's missing side in the walk and in the CASE it starts from (``top`` levels;
+    2 covers these trees: no walk left); a single-leaf tree is a constant, not a walk."""
     model = _inf_model(extra_leaf=0.375)
     frame = pd.DataFrame([(a, b) for a in INF_GRID for b in INF_GRID], columns=["p", "q"], dtype=float)
-    _walk_all(monkeypatch)
+    _walk_all(monkeypatch, top=top)
     sql = to_sql(model, dialect="duckdb", table="rk_inf", key=KEY, proba=True)
-    assert sql.count("list_reduce(") == 4 and "inf" in sql
+    assert sql.count("list_reduce(") == (4 if top < 2 else 0) and "inf" in sql
+    assert ("\"q\" <= '-inf'::DOUBLE" in sql) == (top == 2)  # the inner splits' infinite boundary
     load(duck_conn, "duckdb", model, frame, "rk_inf")
     compare(model, frame, query(duck_conn, "duckdb", sql), proba=True, where="duckdb inf")
 
 
-def test_stored_nan_at_infinite_boundaries_matches_case_form(duck_conn, monkeypatch):
+@pytest.mark.parametrize("top", [0, 1, 2])
+def test_stored_nan_at_infinite_boundaries_matches_case_form(duck_conn, monkeypatch, top):
     """At ``x <= +inf`` with missing values left nothing goes right in the CASE form (the split is
-    elided); the walk gives that node a NaN boundary so a stored NaN stays left there too."""
+    elided); the walk gives that node a NaN boundary so a stored NaN stays left there too, and the
+    CASE the walk starts from (``top`` levels) tests as the walk does."""
     model = _inf_model()
     grid = INF_GRID + [math.nan]
     frame = pd.DataFrame([(a, b) for a in grid for b in grid], columns=["p", "q"], dtype=float)
-    _walk_all(monkeypatch, on=True)
+    _walk_all(monkeypatch, on=True, top=top)
     walked = to_sql(model, dialect="duckdb", table="rk_nan_inf", key=KEY, proba=True)
     _walk_all(monkeypatch, on=False)
     case = to_sql(model, dialect="duckdb", table="rk_nan_inf", key=KEY, proba=True)
-    assert "list_reduce(" in walked and "list_reduce(" not in case
+    assert ("list_reduce(" in walked) == (top < 2) and "list_reduce(" not in case
     load(duck_conn, "duckdb", model, frame, "rk_nan_inf")
     n = len(grid)
     duck_conn.execute(f'UPDATE "rk_nan_inf" SET "p" = \'NaN\'::DOUBLE WHERE "{KEY}" >= {n * (n - 1)}').fetchall()
