@@ -27,7 +27,14 @@ right at every finite split, as in the CASE form.
 
 In DuckDB the walk starts from a CASE over the top levels (``Syntax.case_levels``, :func:`_start`):
 there a CASE level is cheap while its selection vectors are large, and a walk step costs three
-array reads.
+array reads. DuckDB's costs, measured per row on 1M rows (CPU time, 2 threads): a top CASE level
+~7 ns, a walk step ~23 ns: reading a constant array ~3.5 ns plus ~0.014 ns per element (the
+constant list is rebuilt for every 2,048-row chunk; from a one-row CTE cross joined it is not),
+reading the row's list ~4 ns, integer arithmetic ~2 ns per operator. Spark gained nothing from the
+top CASE (7.4 vs 7.2 s, 5.6 vs 5.8 s with whole-stage code generation off): it walks from the root.
+Prototyped, not adopted: each step unrolled as a stage of its own with per-level arrays in heap
+order (no ``left`` array) scored 100 depth-8 trees in ~7.9 s against ~10.4 s for the same walk as
+``list_reduce``; unrolled but with whole-tree arrays, or with the arrays cross joined, 8.2-10.6 s.
 
 The caller picks leaf outputs from arrays indexed by node with the walk as index. A walk feeding
 several outputs is a column one stage ahead (``Syntax.ahead``), or in the bare form a value bound
