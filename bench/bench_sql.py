@@ -55,6 +55,8 @@ def _spark(model, rf, Z, names) -> list[dict]:
     from rulekit.export import to_sql
 
     name = f"SQL: RF {len(rf.estimators_)} trees depth {rf.max_depth}, {len(Z):,} rows, Spark local[2]"
+    # timed before the JVM starts: its background compilation and GC share the 2 cores (2.5 s once)
+    t_export, sql = _timed(lambda: to_sql(model, dialect="spark", table="data", key="id", proba=True))
     try:
         from pyspark.sql import SparkSession
 
@@ -74,7 +76,6 @@ def _spark(model, rf, Z, names) -> list[dict]:
             schema = "id LONG, " + ", ".join(f"{c} DOUBLE" for c in names)
             spark.read.csv(path, schema=schema).cache().createOrReplaceTempView("data")
             spark.sql("SELECT count(*) FROM data").collect()
-            t_export, sql = _timed(lambda: to_sql(model, dialect="spark", table="data", key="id", proba=True))
 
             def plan():
                 q = spark.sql(sql)
