@@ -114,7 +114,8 @@ class Walk:
         lambda's two variable names (quoted, distinct from every column name: a lambda variable
         hides a column of the same name); ``syntax``: the engine's spelling."""
         self.syntax = syntax
-        order, steps = _breadth_first(tree_sql)
+        order, depth = _breadth_first(tree_sql)
+        steps = max(depth.values())
         self.index = {n: j + 1 for j, n in enumerate(order)}
         f, t, left = [], [], []
         for n in order:
@@ -133,7 +134,7 @@ class Walk:
         n, i = var
         sx = syntax
         top = min(sx.case_levels, steps)
-        start = _start(tree_sql, order, self.index, t, top, sx) if top else "1"
+        start = _start(tree_sql, order, depth, self.index, t, top, sx) if top else "1"
         fn = sx.at.format(array=sx.int_array(f), index=n)
         right = f"{sx.at.format(array=xs, index=fn)} > {sx.at.format(array=sx.double_array(t), index=n)}"
         body = f"{sx.at.format(array=sx.int_array(left), index=n)} + {sx.to_int.format(test=right)}"
@@ -152,17 +153,13 @@ class Walk:
         return self.syntax.at.format(array=self.syntax.double_array(arr), index=node or self.expr)
 
 
-def _start(tree_sql, order: list, index: dict, t: list[float], levels: int, sx: Syntax) -> str:
+def _start(tree_sql, order: list, depth: dict, index: dict, t: list[float], levels: int, sx: Syntax) -> str:
     """The node the walk stands on after its first ``levels`` steps, as a nested CASE on the columns
     themselves: in DuckDB a CASE level is cheap while its selection vectors are large (the top of a
-    tree), a walk step costs three array reads of ~8 ns per row each (measured on 1M rows). Each
+    tree), a walk step three array reads (see the module's docstring for the costs). Each
     test is the walk's own: ``coalesce(x, -inf) > t`` is ``x > t`` with NULL on the ELSE side,
     ``coalesce(x, NaN) > t`` is ``NOT (x <= t)`` with NULL on the ELSE side (NaN sorts above every
     double in both engines), and a NaN boundary (never right) is no test. Built bottom up."""
-    depth = {tree_sql.root: 0}
-    for n in order:
-        for k in tree_sql.kids.get(n, ()):
-            depth[k] = depth[n] + 1
     text: dict = {}
     for n in reversed(order):
         j = index[n]
@@ -182,8 +179,8 @@ def _start(tree_sql, order: list, index: dict, t: list[float], levels: int, sx: 
     return text[tree_sql.root]
 
 
-def _breadth_first(tree_sql) -> tuple[list, int]:
-    """The nodes in breadth-first order (siblings adjacent) and the tree's depth; no recursion."""
+def _breadth_first(tree_sql) -> tuple[list, dict]:
+    """The nodes in breadth-first order (siblings adjacent) and each node's depth; no recursion."""
     order = [tree_sql.root]
     depth = {tree_sql.root: 0}
     i = 0
@@ -193,7 +190,7 @@ def _breadth_first(tree_sql) -> tuple[list, int]:
         for k in tree_sql.kids.get(n, ()):
             depth[k] = depth[n] + 1
             order.append(k)
-    return order, max(depth.values())
+    return order, depth
 
 
 def walkable(tree_sql, syntax: Syntax) -> bool:
@@ -203,8 +200,8 @@ def walkable(tree_sql, syntax: Syntax) -> bool:
         return False  # a single leaf is a constant; nominal and oblique tests stay CASE
     if syntax.leaves_per_step <= 0:
         return True
-    order, steps = _breadth_first(tree_sql)
-    return len(order) - len(tree_sql.kids) >= syntax.leaves_per_step * steps
+    order, depth = _breadth_first(tree_sql)
+    return len(order) - len(tree_sql.kids) >= syntax.leaves_per_step * max(depth.values())
 
 
 __all__ = ["DUCKDB", "SPARK", "Syntax", "Walk", "walkable"]
