@@ -176,6 +176,33 @@ def _():
     return model, _frame(model, M)
 
 
+@register("handmade_tiny_magnitudes")
+def _():
+    """Splits at tiny and subnormal float64 thresholds (SQLite 3.40 read the 17-digit literal of
+    2.3998446845010052e-293 one ulp low) and leaves of extreme magnitude: a two-tree regression sum
+    whose leaves differ by far more than the tolerance, so a wrong side shows."""
+    feats = [Feature(name="x"), Feature(name="y")]
+    trees = []
+    for cuts, leaves in [((2.3998446845010052e-293, 9.552447335286421e-296, 4.9406564584124654e-320),
+                          (1.0, 2.0, 3.0, 4.0)),
+                         ((-7.3e-300, 1.5e-310, 1e300), (10.0, 1e-300, 30.0, -40.0))]:
+        b = TreeBuilder()
+        root = b.numeric(0, cuts[0], precision="float64", missing=0)
+        lo = b.numeric(1, cuts[1], precision="float64", missing=1)
+        hi = b.numeric(1, cuts[2], precision="float64", missing=0)
+        b.connect(root, lo, 0)
+        b.connect(root, hi, 1)
+        for node, (a, c) in ((lo, leaves[:2]), (hi, leaves[2:])):
+            b.connect(node, b.leaf((a,)), 0)
+            b.connect(node, b.leaf((c,)), 1)
+        trees.append(b.graph)
+    model = Model(trees, feats, task="regression", combiner=Combiner(kind="sum", base_score=(0.0,)))
+    rng = np.random.default_rng(3)
+    M = rng.normal(size=(60, 2)) * 10.0 ** rng.integers(-320, -285, size=(60, 2))
+    M = probe_rows(model, M, n_missing=20)
+    return model, _frame(model, M)
+
+
 @register("handmade_linear")
 def _():
     """An oblique split above axis-parallel ones, float64 semantics, missing to the right."""

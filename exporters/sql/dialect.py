@@ -21,6 +21,19 @@ ALIASES = {"postgresql": "postgres", "mariadb": "mysql", "sparksql": "spark", "s
            "mssql": "tsql"}
 
 DBL_MAX = "1.7976931348623157e308"
+_TWO_62 = 4611686018427387904  # 2**62: an integer literal, converted to a double exactly
+
+
+def _scaled(x: float, tiny: float) -> str:
+    """``x`` as ``(a / 2**62 / ...)``: ``a = x * 2**(62 k)`` is exact and at least ``tiny``, and each
+    division by a power of two is exact (every intermediate is ``x`` times a power of two). For
+    engines that misread 17-digit literals of tiny numbers (SQLite, below)."""
+    k = 0
+    a = x
+    while abs(a) < tiny:
+        a = math.ldexp(a, 62)
+        k += 1
+    return "(" + semantics.exact17(a) + f" / {_TWO_62}" * k + ")"
 
 
 @dataclass(frozen=True)
@@ -63,6 +76,8 @@ class Dialect:
     # sums are bound piecewise or folded, and with sum_fold a model of more units folds its stage sums
     bare_depth: int | None = None  # most subqueries the bare form may nest (bound levels or nested
     # derived tables); more: an ExportError naming --table
+    tiny: float = 0.0  # nonzero doubles below this in magnitude are written scaled (:meth:`number`)
+    bmp_identifiers: bool = False  # identifiers hold only Basic Multilingual Plane characters
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     # --- tokens ------------------------------------------------------------------------------------
@@ -93,6 +108,8 @@ class Dialect:
         x = float(x)
         if not math.isfinite(x):
             raise ExportError(f"cannot write {x!r} as a SQL literal")
+        if 0.0 < abs(x) < self.tiny:
+            return _scaled(x, self.tiny)
         text = semantics.exact17(x)
         if text.startswith("-"):
             return "(" + self.double.format(text) + ")" if self.double != "{}" else "(" + text + ")"

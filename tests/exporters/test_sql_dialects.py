@@ -103,6 +103,24 @@ def test_doubles_are_never_decimal(duck_conn):
     assert kinds == [("DOUBLE",)]
 
 
+def test_sqlite_reads_tiny_literals_exactly(sqlite_conn):
+    """SQLite 3.40 divided tiny literals by an inexact 1e308 (1 ulp off for ~3% of doubles between
+    1e-308 and 1e-250); rulekit writes those scaled by powers of two, and every one reads back bit
+    for bit, subnormals and negatives included, as REAL."""
+    d = sql_dialect.get("sqlite")
+    rng = np.random.default_rng(11)
+    values = list(rng.uniform(1, 10, 3000) * 10.0 ** rng.integers(-323, -240, 3000))
+    values += [5e-324, -5e-324, 2.2250738585072014e-308, 2.3998446845010052e-293, 9.552447335286421e-296,
+               -7.3e-300, 1e-280, 9.999999999999999e-281]
+    values = [v * (-1) ** i for i, v in enumerate(values)]
+    texts = [d.number(v) for v in values]
+    assert sum("/ 4611686018427387904" in t for t in texts) > 1000  # the scaled form is in use
+    got = sqlite_conn.execute("SELECT " + ", ".join(texts[:1900])).fetchone()
+    got += sqlite_conn.execute("SELECT " + ", ".join(texts[1900:])).fetchone()
+    assert [float(v).hex() for v in got] == [float(v).hex() for v in values]
+    assert sqlite_conn.execute(f"SELECT typeof({texts[0]})").fetchone() == ("real",)
+
+
 # --- names -----------------------------------------------------------------------------------------------
 
 
@@ -139,6 +157,21 @@ def test_refused_names():
         to_sql(_tiny(["a\x00b", "y"]), dialect="duckdb", table="t")
     with pytest.raises(ExportError, match="empty name"):
         to_sql(_tiny(["x", "y"]), dialect="duckdb", table="t", key="")
+
+
+def test_mysql_identifiers_stay_in_the_bmp():
+    """MariaDB refused a ``proba:😀`` column at run time ("Invalid utf8mb4 character string"): export
+    refuses names outside the Basic Multilingual Plane for MySQL/MariaDB, and only there."""
+    with pytest.raises(ExportError, match=r"proba:😀.*U\+1F600.*named after the class labels"):
+        to_sql(_tiny(["x", "y"], classes=("a", "😀")), dialect="mysql", table="t", proba=True)
+    with pytest.raises(ExportError, match=r"feature 'emoji😀'.*Basic Multilingual Plane.*rename it"):
+        to_sql(_tiny(["emoji😀", "y"]), dialect="mysql", table="t")
+    with pytest.raises(ExportError, match="Basic Multilingual Plane"):
+        to_sql(_tiny(["x", "y"]), dialect="mysql", table="t", key="k😀")
+    to_sql(_tiny(["x", "y"], classes=("a", "😀")), dialect="mysql", table="t")  # a label value is a string
+    to_sql(_tiny(["naïve ü 列", "y"], classes=("a", "ü")), dialect="mysql", table="t", proba=True)  # BMP
+    for other in ("sqlite", "duckdb", "postgres", "spark"):
+        to_sql(_tiny(["emoji😀", "y"], classes=("a", "😀")), dialect=other, table="t", proba=True)
 
 
 def test_key_may_be_a_feature(duck_conn, unique_name):
