@@ -2,7 +2,7 @@
 
 Refuses, with one clear line, names the engine would confuse: two columns equal but for case in a
 dialect that matches names case-insensitively (``Age``/``age``), names longer than the engine keeps,
-empty names and NUL characters. Internal names (CTEs, accumulators) avoid every user name.
+empty names, NUL characters, and characters an engine's identifiers cannot hold. Internal names (CTEs, accumulators) avoid every user name.
 """
 
 from __future__ import annotations
@@ -23,6 +23,13 @@ def _check_name(d: Dialect, name: str, what: str) -> None:
         raise ExportError(f"{what} has an empty name; SQL cannot quote it")
     if "\x00" in name:
         raise ExportError(f"{what} {name!r} contains a NUL character; SQL cannot quote it")
+    if d.bmp_identifiers:
+        wide = next((c for c in name if ord(c) > 0xFFFF), None)
+        if wide is not None:
+            raise ExportError(f"{what} {name!r} contains {wide!r} (U+{ord(wide):X}), outside Unicode's Basic "
+                              f"Multilingual Plane; {d.name} identifiers cannot hold it "
+                              + ("(proba columns are named after the class labels)" if what == "output column"
+                                 else "(rename it)"))
     if d.max_identifier is not None:
         size = len(name.encode("utf-8")) if d.name == "postgres" else len(name)
         if size > d.max_identifier:
