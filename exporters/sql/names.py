@@ -2,7 +2,8 @@
 
 Refuses, with one clear line, names the engine would confuse: two columns equal but for case in a
 dialect that matches names case-insensitively (``Age``/``age``), names longer than the engine keeps,
-empty names, NUL characters, and characters an engine's identifiers cannot hold. Internal names (CTEs, accumulators) avoid every user name.
+empty names, NUL characters, and characters an engine's identifiers cannot hold. Internal names
+(CTEs, accumulators) avoid every user name.
 """
 
 from __future__ import annotations
