@@ -4,9 +4,9 @@ Why: Spark compiles each query stage to Java, and a tree written as CASE costs c
 to its nodes. A 100-tree depth-8 forest exceeds the JVM's 64 KB method limit, Spark retries
 without whole-stage code generation, and parsing, analysis and compilation took minutes. DuckDB
 runs a nested CASE in ~12 ns per tree and row plus ~2 ns per leaf (small selection vectors at every
-node), a walk step in ~20 ns whatever the size: so DuckDB walks only trees with at least 12 leaves
-per level of depth (a 100-tree depth-8 forest scored 1.7x faster; at ~10 leaves per level the two
-forms tie, and boosting's small trees stay CASE, which is 3-4x faster for them).
+node), a walk step in ~20-25 ns (a little more in bigger trees): so DuckDB walks only trees with at
+least 12 leaves per level of depth (a 100-tree depth-8 forest scored 1.7x faster; at ~10 leaves per
+level the two forms tie, and boosting's small trees stay CASE, which is 3-4x faster for them).
 
 Here a tree costs the same few expressions at any size; its nodes live in three constant arrays,
 written as one string each (a string is one token to parse; Spark reads 17-digit decimals back
