@@ -263,6 +263,34 @@ def test_explain_structure_and_text():
     assert str(ex[2]) == "default -> yes (no rule matched)"
 
 
+@pytest.mark.parametrize("seed", range(24))
+def test_explain_equals_oracle(seed):
+    """Matched rules and near misses (exactly one top-level conjunct not TRUE, another conclusion,
+    the first two in rule order) equal a row-by-row oracle, on compiled and fallback conditions,
+    in chunks of a few rows (CHUNK_CELLS lowered) as well as in one."""
+    from rulekit.rules.boxes import conjuncts
+
+    rb = random_rule_base(900 + seed, semantics="vote" if seed % 3 == 0 else "first-hit", linear=True,
+                          n_rules=int(np.random.default_rng(seed).integers(4, 14)))
+    rows = random_rows(seed, 60)
+    pred = rb.predict(_frame(rows))
+    want_matched, want_near = [], []
+    for row, p in zip(rows, pred):
+        want_matched.append(tuple(i for i, r in enumerate(rb.rules) if reference.truth(r.condition, row, rb) is True))
+        near = []
+        for i, r in enumerate(rb.rules):
+            failing = tuple(c for c in conjuncts(r.condition) if reference.truth(c, row, rb) is not True)
+            if len(failing) == 1 and not reference._same_label(r.conclusion.label, p) and len(near) < 2:
+                near.append((i, failing))
+        want_near.append(tuple(near))
+    for cells in (engine.CHUNK_CELLS, 7 * len(rb.rules)):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(engine, "CHUNK_CELLS", cells)
+            ex = rb.explain(_frame(rows))
+        assert [e.matched for e in ex] == want_matched
+        assert [tuple((m.rule, m.failing) for m in e.near_misses) for e in ex] == want_near
+
+
 def _nested_chain(n: int) -> RuleBase:
     """Rule i: x <= i + 0.5 -- every rule overlaps all later ones: the diagram costs O(n^2) to build."""
     rules = [Rule(id=f"r{i}", condition=Compare(feature="x", op="<=", value=i + 0.5),
