@@ -326,8 +326,21 @@ def test_cli_export(tmp_path, duck_conn, unique_name):
     assert res.exit_code == 0, res.output
     load(duck_conn, "duckdb", model, data, unique_name)
     compare(model, data, query(duck_conn, "duckdb", out.read_text(encoding="utf-8")), proba=True, where="cli")
+
+
+def test_cli_export_unknown_dialect(tmp_path):
+    """Its own test: typer keeps the usage error's traceback, and with it this frame, alive to the
+    end of the run; a DuckDB connection in the frame would then be reported as leaked at exit."""
+    from typer.testing import CliRunner
+
+    from rulekit.cli import app
+
+    model, _ = zoo.get("sklearn_gb_multiclass_hostile")
+    src = tmp_path / "model.json"
+    model.save(src)
+    out = tmp_path / "score.sql"
     res = CliRunner().invoke(app, ["export", str(src), "--to", "sql", "--dialect", "nope", "-o", str(out)])
-    assert res.exit_code == 2 and "nope" in res.output
+    assert res.exit_code == 2 and "nope" in res.output and not out.exists()
 
 
 # --- canaries: the parity checks catch wrong exports ------------------------------------------------------------
