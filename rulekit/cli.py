@@ -216,12 +216,16 @@ def predict(source: Path = typer.Argument(..., help="a model file or rules file"
                                          help="an explanation column: the rule or path that decided"),
             output: Optional[str] = typer.Option(None, "-o", "--output",
                                                  help="CSV file to write (default, or -: stdout)"),
+            csv_guard: bool = typer.Option(
+                True, "--csv-guard/--no-csv-guard",
+                help="text cells starting with = + - @ tab or CR (labels, rules from the data) get a "
+                     "leading ' so spreadsheets do not run them as formulas; numbers never change"),
             quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Score the rows of DATA (CSV out, rows in input order)."""
     from rulekit.commands import predict as cmd
 
     raise typer.Exit(_run(quiet, cmd.run, source=source, data=data, proba=proba, explain=explain,
-                          output=output))
+                          output=output, csv_guard=csv_guard))
 
 
 @app.command()

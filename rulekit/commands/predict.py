@@ -15,6 +15,7 @@ import numpy as np
 
 from rulekit import progress
 from rulekit.commands.source import describe, load_source
+from rulekit.csv_guard import guard_column, quote_all_needed
 from rulekit.errors import RulekitError
 from rulekit.fileio import check_distinct, check_output_path, write_atomic
 from rulekit.table import check_columns, located, read_csv
@@ -37,8 +38,9 @@ def _n_rows(columns: dict[str, list[str]]) -> int:
 
 
 def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | None,
-        quiet: bool = False) -> int:
-    """``quiet`` silences progress only: the CSV is the output."""
+        quiet: bool = False, csv_guard: bool = True) -> int:
+    """``quiet`` silences progress only: the CSV is the output. ``csv_guard``: text cells that
+    start like a spreadsheet formula get a leading ``'`` (:mod:`rulekit.csv_guard`)."""
     if output is not None and str(output) == "-":
         output = None  # -o - is stdout, as for export
     if output is not None:
@@ -66,12 +68,17 @@ def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | 
         header.append("explanation")
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
+    w_all = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)  # cells holding a CR
+    header = guard_column(header) if csv_guard else header
+    (w_all if quote_all_needed([header]) else w).writerow(header)
     n = _n_rows(columns)
     with progress.bar(f"scoring with {describe(obj)}", total=n) as bar, located(columns, obj.features):
         for lo in range(0, max(n, 1), CHUNK_ROWS):  # a header-only file is checked too
             chunk = {k: v[lo:lo + CHUNK_ROWS] for k, v in columns.items()}
-            w.writerows(zip(*_score(obj, chunk, proba, explainer)))
+            cols = _score(obj, chunk, proba, explainer)
+            if csv_guard:
+                cols = [guard_column(c) for c in cols]
+            (w_all if quote_all_needed(cols) else w).writerows(zip(*cols))
             bar.advance(min(CHUNK_ROWS, n - lo))
     if output is None:
         sys.stdout.write(buf.getvalue())
