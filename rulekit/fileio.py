@@ -126,7 +126,11 @@ def read_bytes(path: str | Path) -> bytes:
 
 def read_text(path: str | Path) -> str:
     """The file as UTF-8 text, or a one-line RulekitError."""
-    data = read_bytes(path)
+    return decode_text(read_bytes(path), path)
+
+
+def decode_text(data: bytes, path: str | Path) -> str:
+    """``data`` (the bytes of ``path``) as UTF-8 text, or a one-line RulekitError."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:

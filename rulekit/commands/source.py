@@ -7,7 +7,8 @@ from typing import Union
 
 from rulekit import progress
 from rulekit.errors import RulekitError
-from rulekit.fileio import read_text, sniff_source
+from rulekit.fileio import decode_text, read_bytes, sniff_source
+from rulekit.foreign import HEAD_BYTES, identify, import_hint
 from rulekit.ir.model import Model
 from rulekit.rules.base import RuleBase
 
@@ -15,8 +16,10 @@ Source = Union[Model, RuleBase]
 
 
 def load_source(path: str | Path) -> Source:
+    """The model or rule base in ``path``; another library's model file is refused with the
+    ``rulekit import`` line that converts it."""
     with progress.phase(f"reading {path}"):
-        text = read_text(path)
+        text = _read(path, "a rulekit model or rules file")
         if not text.strip("\ufeff \t\r\n"):
             raise RulekitError(f"{path}: empty file, expected a model file (JSON) or a rules file")
         if sniff_source(text) == "model":
@@ -32,11 +35,20 @@ def read_rules_text(path: str | Path) -> str:
     """The text of a rules file (for check and fmt); a model JSON or an unreadable file is a
     RulekitError saying so in one line."""
     with progress.phase(f"reading {path}"):
-        text = read_text(path)
+        text = _read(path, "a rules file")
     if sniff_source(text) == "model" and '"rulekit-model"' in text[:300]:
         raise RulekitError(f"{path}: a rulekit model file, not a rules file (make one with "
                            f"'rulekit rules {path} -o FILE.rules')")
     return text
+
+
+def _read(path: str | Path, expected: str) -> str:
+    """The file's text, after checking by its bytes that it is not another library's model file."""
+    data = read_bytes(path)
+    kind = identify(data[:HEAD_BYTES], path)
+    if kind is not None:
+        raise RulekitError(import_hint(path, kind, expected))
+    return decode_text(data, path)
 
 
 def describe(obj: Source) -> str:
