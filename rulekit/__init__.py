@@ -14,7 +14,7 @@ from rulekit.util import gc_paused
 
 __version__ = "0.1.0"
 __all__ = ["Combiner", "Feature", "Model", "RuleBase", "RulekitError", "dsl", "export", "from_lightgbm",
-           "from_sklearn", "from_xgboost", "load", "to_rules"]
+           "from_sklearn", "from_xgboost", "load", "stats", "to_rules"]
 
 
 def load(path):
@@ -46,3 +46,10 @@ def from_lightgbm(booster_or_model) -> Model:
 
     with gc_paused():
         return _from(booster_or_model)
+
+
+def stats(rb: RuleBase, X, y) -> RuleBase:
+    """``rb`` with every rule's statistics (coverage, errors, confidence, ...) recomputed on ``(X, y)``."""
+    from rulekit.commands.stats import refresh
+
+    return refresh(rb, X, y)

@@ -280,6 +280,19 @@ def show(source: Path = typer.Argument(..., help="a model file or rules file"),
     raise typer.Exit(_run(quiet, cmd.run, source=source, format=format.value, output=output))
 
 
+@app.command()
+def stats(rules_file: Path = typer.Argument(..., metavar="RULES", help="a rules file"),
+          data: Path = typer.Argument(..., help="CSV with a header row and the target column"),
+          target: Optional[str] = typer.Option(None, "--target",
+                                               help="the target column (default: the rules' target)"),
+          output: str = typer.Option(..., "-o", "--output", help="the rules file to write (may be RULES)"),
+          quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
+    """Recompute every rule's statistics on DATA, keeping the file's comments and layout."""
+    from rulekit.commands import stats as cmd
+
+    raise typer.Exit(_run(quiet, cmd.run, rules=rules_file, data=data, output=output, target=target))
+
+
 def one_line(message: str) -> str:
     """A message on one line: surrounding blank space dropped, inner line breaks joined with ' | '."""
     return " | ".join(part.strip() for part in message.strip().splitlines() if part.strip())

@@ -1,0 +1,52 @@
+"""`rulekit stats RULES DATA -o RULES2`: recompute every rule's statistics on DATA.
+
+The target column is the rules file's declared target (``--target`` names another). Only the
+statistics clauses change (:mod:`rulekit.dsl.restat`); comments, blank lines and layout stay byte for
+byte. The output is written whole or not at all; ``-o`` may name RULES itself (an in-place refresh).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from rulekit import progress
+from rulekit.commands.source import read_rules_text
+from rulekit.dsl.restat import replace_stats, rule_stat_spans
+from rulekit.errors import DataError
+from rulekit.fileio import check_distinct, check_output_path, is_stdout, write_atomic
+from rulekit.rules.base import RuleBase
+from rulekit.rules.pipeline import split_data
+from rulekit.rules.stats import annotate
+from rulekit.table import check_columns, located, read_csv
+
+
+def refresh(rb: RuleBase, X, y) -> RuleBase:
+    """``rb`` with every rule's statistics recomputed on ``(X, y)`` (``rulekit.stats``); ``y`` may be
+    CSV text ('1' for class 1)."""
+    X, labels = split_data((X, np.asarray(y, dtype=object)), rb)
+    return annotate(rb, X, labels)
+
+
+def run(*, rules: Path, data: Path, output: str, target: str | None = None, quiet: bool = False) -> int:
+    check_output_path(output)
+    check_distinct(output, data=data)
+    text = read_rules_text(rules)
+    with progress.phase(f"parsing {rules}"):
+        rb, spans = rule_stat_spans(text, file=str(rules))
+    with progress.phase(f"reading {data}"):
+        columns = read_csv(data)
+    check_columns(columns, rb.features)
+    col = target or rb.target
+    if col not in columns:
+        have = ", ".join(repr(c) for c in columns if c not in {f.name for f in rb.features}) or "none"
+        raise DataError(f"no target column {col!r} (the rules' target; name another with --target); "
+                        f"other columns: {have}", file=str(data), line=1)
+    with progress.phase(f"computing statistics of {len(rb.rules):,} rules"), located(columns, rb.features):
+        new = refresh(rb, columns, columns[col])
+    out = replace_stats(text, new, spans)
+    write_atomic(output, out)
+    if not quiet and not is_stdout(output):
+        print(f"wrote {output}: statistics of {len(rb.rules)} rules on {len(columns[col]):,} rows")
+    return 0
