@@ -15,12 +15,34 @@ from typing import Optional
 import typer
 
 from rulekit.errors import RulekitError
+from rulekit.na import NA_VALUES_HELP
 
+# rich_markup_mode=None: click's plain help, which shows a flag as a flag ("-q, --quiet"); typer's
+# rich panels print "<bool>" after every flag, --help included, as if it took a value
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
                   help="rulekit: decision trees as rules, Python, SQL and ONNX that agree exactly.")
 
 
 QUIET_HELP = "no progress and no messages on success (errors and findings still print)"
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        print(f"rulekit {version('rulekit')}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(show_version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                               help="print rulekit's version and exit")) -> None:
+    """rulekit: decision trees as rules, Python, SQL and ONNX that agree exactly."""
+
+
+def _na_values() -> Optional[str]:
+    return typer.Option(None, "--na-values", metavar="TEXTS", help=NA_VALUES_HELP)
 
 
 def _run(quiet: bool, fn, *args, **kwargs) -> int:
@@ -125,6 +147,7 @@ def fit(data: Path = typer.Argument(..., help="CSV with a header row"),
         n_trees: int = typer.Option(100, "--n-trees", help="trees in an --ensemble"),
         seed: int = typer.Option(0, "--seed", help="random seed (same seed, same model)"),
         output: str = typer.Option(..., "-o", "--output", help="the model file to write (JSON)"),
+        na_values: Optional[str] = _na_values(),
         quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Learn a tree or ensemble from DATA."""
     from rulekit.commands import fit as cmd
@@ -134,7 +157,7 @@ def fit(data: Path = typer.Argument(..., help="CSV with a header row"),
                           max_depth=max_depth, min_samples_leaf=min_samples_leaf,
                           prune=prune.value, prune_data=prune_data,
                           ensemble=ensemble.value if ensemble else None, n_trees=n_trees,
-                          seed=seed, output=output))
+                          seed=seed, output=output, na_values=na_values))
 
 
 @app.command("import")
@@ -162,6 +185,7 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file"),
           order: Order = typer.Option(Order.first_hit, "--order",
                                    help="first-hit: the first rule that fires decides; vote: all that fire"),
           output: str = typer.Option(..., "-o", "--output", help="the rules file to write"),
+          na_values: Optional[str] = _na_values(),
           quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Extract, simplify and prune a rule base from a model."""
     from rulekit.commands import rules as cmd
@@ -169,7 +193,7 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file"),
     if prune not in (None, "pessimistic", "reduced-error"):
         raise RulekitError(f"--prune must be pessimistic or reduced-error (got {prune!r})")
     raise typer.Exit(_run(quiet, cmd.run, model=model, prune_data=prune_data, dnf=dnf,
-                          order=order.value, output=output, prune=prune))
+                          order=order.value, output=output, prune=prune, na_values=na_values))
 
 
 @app.command()
@@ -220,12 +244,13 @@ def predict(source: Path = typer.Argument(..., help="a model file or rules file"
                 True, "--csv-guard/--no-csv-guard",
                 help="text cells starting with = + - @ tab or CR (labels, rules from the data) get a "
                      "leading ' so spreadsheets do not run them as formulas; numbers never change"),
+            na_values: Optional[str] = _na_values(),
             quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Score the rows of DATA (CSV out, rows in input order)."""
     from rulekit.commands import predict as cmd
 
     raise typer.Exit(_run(quiet, cmd.run, source=source, data=data, proba=proba, explain=explain,
-                          output=output, csv_guard=csv_guard))
+                          output=output, csv_guard=csv_guard, na_values=na_values))
 
 
 @app.command()
@@ -260,12 +285,13 @@ def verify(source: Path = typer.Argument(..., help="a model file or rules file")
                     "row and a sample of 2,000 data rows; python-batch always scores every row)"),
            jobs: int = typer.Option(1, "--jobs", "-j",
                                     help="backends run at once (threads; their times then overlap)"),
+           na_values: Optional[str] = _na_values(),
            quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Run every backend on DATA and report disagreements with the source (exit 1 on any)."""
     from rulekit.commands import verify as cmd
 
     raise typer.Exit(_run(quiet, cmd.run, source=source, data=data, backends=backends,
-                          all_rows=all_rows, jobs=jobs))
+                          all_rows=all_rows, jobs=jobs, na_values=na_values))
 
 
 @app.command()
@@ -324,7 +350,9 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as err:  # usage errors and anything unexpected: one line, no traceback
         # typer raises click's exceptions (its own vendored copy in recent versions): duck-type them
         if hasattr(err, "format_message") and isinstance(getattr(err, "exit_code", None), int):
-            if one_line(err.format_message()):  # empty: the help was shown (no arguments)
+            if type(err).__name__ == "NoArgsIsHelpError":  # no arguments: the help, as it is
+                print(err.format_message(), file=sys.stderr)
+            elif one_line(err.format_message()):  # empty: the help was shown (no arguments)
                 print(usage_line(err), file=sys.stderr)
             sys.exit(err.exit_code)
         if type(err).__name__ == "Abort":

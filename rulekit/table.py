@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import sys
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from rulekit.errors import DataError
+from rulekit.na import parse_na_values
 from rulekit.ir.data import to_matrix
 
 Table = dict[str, np.ndarray]
@@ -84,9 +85,14 @@ class CsvColumns(dict):
     lines: list[int]  # the line each data row starts on (1-based; the header is line 1)
 
 
-def read_csv(path: str | Path) -> CsvColumns:
+def read_csv(path: str | Path, na_values: Iterable[str] | str | None = None) -> CsvColumns:
     """Read a comma-separated file with a header row; one-line errors with FILE:LINE for a missing
-    or unreadable file, an empty or duplicated header, a row with the wrong number of fields."""
+    or unreadable file, an empty or duplicated header, a row with the wrong number of fields.
+
+    Cells whose whole text is one of ``na_values`` (default: pandas' NA strings, see
+    :func:`parse_na_values`) become empty, i.e. missing, as pandas and spreadsheets write them."""
+    missing = (parse_na_values(na_values) if na_values is None or isinstance(na_values, str)
+               else frozenset(na_values) | {""})
     p = Path(path)
     limit = csv.field_size_limit()
     csv.field_size_limit(sys.maxsize)  # a long text cell is data, not a malformed file
@@ -108,7 +114,7 @@ def read_csv(path: str | Path) -> CsvColumns:
                         raise DataError(f"{len(row)} field{'s' * (len(row) != 1)}, the header has "
                                         f"{len(header)}", file=str(p), line=start)
                     for c, v in zip(cols, row):
-                        c.append(v)
+                        c.append("" if v in missing else v)
                     lines.append(start)
                 start = reader.line_num + 1
     except FileNotFoundError:
@@ -137,6 +143,17 @@ def _check_header(header: list[str], path: str) -> None:
             raise DataError(f"column {name!r} appears twice in the header (fields {seen[name]} and {j})",
                             file=path, line=1)
         seen[name] = j
+
+
+def fill_unused(columns: CsvColumns, features: Sequence[Any], used: Iterable[str]) -> None:
+    """Give each feature that no split or rule reads (``used``: the names that are read) an
+    all-missing column when the data lacks it: its value cannot change a prediction, so data
+    without it is scored, not refused. Columns the data has are left as they are."""
+    used = set(used)
+    n = len(next(iter(columns.values()))) if columns else len(getattr(columns, "lines", ()))
+    for f in features:
+        if f.name not in columns and f.name not in used:
+            columns[f.name] = [""] * n
 
 
 def check_columns(columns: Mapping[str, Any], features: Sequence[Any]) -> None:

@@ -35,7 +35,7 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _read_table(path: Path) -> dict[str, list[Any]]:
+def _read_table(path: Path, na_values: str | None = None) -> dict[str, list[Any]]:
     """Columns of strings with None for missing (CSV), or of Python values (Parquet)."""
     if not path.exists():
         raise RulekitError(f"{path}: no such file")
@@ -49,7 +49,7 @@ def _read_table(path: Path) -> dict[str, list[Any]]:
         except Exception as err:  # noqa: BLE001 - any reader failure is the user's file
             raise RulekitError(f"{path}: cannot read Parquet ({err})") from None
         return {str(c): [None if _missing(v) else v for v in frame[c].tolist()] for c in frame.columns}
-    cols = read_csv(path)
+    cols = read_csv(path, na_values)
     out = CsvColumns((name, [v if v != "" else None for v in values]) for name, values in cols.items())
     out.path, out.header, out.lines = cols.path, cols.header, cols.lines
     return out
@@ -115,12 +115,13 @@ def _check_numeric_target(values: list[Any], path: Path, target: str, lines) -> 
                             **where)
 
 
-def _split(path: Path, target: str, task: str | None, quiet: bool = False, like=None):
+def _split(path: Path, target: str, task: str | None, quiet: bool = False, like=None,
+           na_values: str | None = None):
     """(X, y, task) from a data file; ``like``: the (X, y) of DATA, whose column kinds and classes
     the prune data must follow (a column read as text in one file and numbers in the other would
     be encoded differently and prune wrongly)."""
     with progress.phase(f"reading {path}"):
-        columns = _read_table(path)
+        columns = _read_table(path, na_values)
     if target not in columns:
         raise DataError(f"{path}: no column {target!r} (columns: {', '.join(columns)})")
     y_raw = columns.pop(target)
@@ -242,12 +243,13 @@ def make_estimator(*, algorithm: str, task: str, criterion: str | None, max_dept
 
 def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion: str | None,
         max_depth: int | None, min_samples_leaf: int, prune: str, prune_data: Path | None,
-        ensemble: str | None, n_trees: int, seed: int, output: Path, quiet: bool) -> int:
+        ensemble: str | None, n_trees: int, seed: int, output: Path, quiet: bool,
+        na_values: str | None = None) -> int:
     from rulekit.ir.modelfile import dumps_model  # noqa: PLC0415
 
     check_output_path(output)
     check_distinct(output, data=data, prune_data=prune_data)
-    X, y, task = _split(data, target, task, quiet)
+    X, y, task = _split(data, target, task, quiet, na_values=na_values)
     est = make_estimator(algorithm=algorithm, task=task, criterion=criterion, max_depth=max_depth,
                          min_samples_leaf=min_samples_leaf, prune=prune, ensemble=ensemble,
                          n_trees=n_trees, seed=seed)
@@ -255,7 +257,7 @@ def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion:
     if prune_data is not None:
         if prune not in ("reduced-error", "cost-complexity"):
             raise RulekitError("--prune-data needs --prune reduced-error or cost-complexity")
-        Xp, yp, _ = _split(prune_data, target, task, quiet, like=(X, y))
+        Xp, yp, _ = _split(prune_data, target, task, quiet, like=(X, y), na_values=na_values)
         fit_kw = {"X_prune": Xp, "y_prune": yp}
     try:
         if ensemble is not None:

@@ -18,7 +18,8 @@ from rulekit.commands.source import describe, load_source
 from rulekit.csv_guard import guard_column, quote_all_needed
 from rulekit.errors import RulekitError
 from rulekit.fileio import check_distinct, check_output_path, write_atomic
-from rulekit.table import check_columns, located, read_csv
+from rulekit.table import check_columns, fill_unused, located, read_csv
+from rulekit.usage import used_features
 from rulekit.ir.model import Model
 
 CHUNK_ROWS = 50_000
@@ -38,7 +39,7 @@ def _n_rows(columns: dict[str, list[str]]) -> int:
 
 
 def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | None,
-        quiet: bool = False, csv_guard: bool = True) -> int:
+        quiet: bool = False, csv_guard: bool = True, na_values: str | None = None) -> int:
     """``quiet`` silences progress only: the CSV is the output. ``csv_guard``: text cells that
     start like a spreadsheet formula get a leading ``'`` (:mod:`rulekit.csv_guard`)."""
     if output is not None and str(output) == "-":
@@ -48,7 +49,8 @@ def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | 
         check_distinct(output, source=source, data=data)
     obj = load_source(source)
     with progress.phase(f"reading {data}"):
-        columns = read_csv(data)
+        columns = read_csv(data, na_values)
+    fill_unused(columns, obj.features, used_features(obj))
     check_columns(columns, obj.features)
     if obj.task != "classification" and proba:
         raise RulekitError("--proba needs a classifier; this model is a regressor")

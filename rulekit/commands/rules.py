@@ -13,7 +13,7 @@ from rulekit.ir.model import Model
 
 
 def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: Path,
-        prune: str | None = None, quiet: bool = False) -> int:
+        prune: str | None = None, quiet: bool = False, na_values: str | None = None) -> int:
     """Without ``--prune-data`` the rules predict exactly what the model predicts; with it, rules are
     pruned (``prune``: C4.5rules' pessimistic error on that data by default, or reduced-error with
     that data as the pruning set) and ordered by class with a default."""
@@ -29,7 +29,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     data = None
     if prune_data is not None:
         with progress.phase(f"reading {prune_data}"):
-            data = read_csv(prune_data)
+            data = read_csv(prune_data, na_values)
     if data is not None and obj.task != "classification":
         raise RulekitError("--prune-data prunes classification rules; this model is a regressor")
     if prune is not None and data is None:

@@ -30,7 +30,8 @@ from rulekit.commands.source import load_source
 from rulekit.errors import NotBuiltError, RulekitError
 from rulekit.ir.data import to_matrix
 from rulekit.probe import probe_matrix, source_thresholds
-from rulekit.table import Table, check_columns, from_matrix, located, n_rows, read_csv
+from rulekit.table import Table, check_columns, fill_unused, from_matrix, located, n_rows, read_csv
+from rulekit.usage import used_features
 
 DEFAULT_BACKENDS = ("python", "python-batch", "sqlite", "duckdb", "postgres", "mysql", "onnx",
                     "onnx-double")
@@ -233,7 +234,7 @@ def print_reports(reports: list[Report], n: int, quiet: bool, n_data: int | None
 
 
 def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows: bool = False,
-        jobs: int = 1) -> int:
+        jobs: int = 1, na_values: str | None = None) -> int:
     if jobs < 1:
         raise RulekitError(f"--jobs must be at least 1 (got {jobs})")
     names = (list(DEFAULT_BACKENDS) if backends is None
@@ -246,7 +247,8 @@ def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows
         runtimes.runner(name)  # unknown names fail before any work
     obj = load_source(source)
     with progress.phase(f"reading {data}"):
-        columns = read_csv(data)
+        columns = read_csv(data, na_values)
+        fill_unused(columns, obj.features, used_features(obj))
         check_columns(columns, obj.features)
         with located(columns, obj.features):
             base = from_matrix(obj.features, to_matrix(columns, obj.features))
