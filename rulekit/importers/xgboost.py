@@ -25,11 +25,13 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from rulekit import jsontext
 from rulekit.errors import RulekitError
 from rulekit.fileio import read_bytes
 from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.ir.tree import TreeBuilder
 
+MAX_UNNAMED_FEATURES = 1 << 20  # a feature count the file backs by no names (XGBoost's own hashing size)
 _LOGISTIC = ("binary:logistic",)
 _SOFTMAX = ("multi:softprob", "multi:softmax")
 _IDENTITY = ("reg:squarederror", "reg:linear", "reg:squaredlogerror", "reg:pseudohubererror",
@@ -70,15 +72,11 @@ def load_file(path: str | Path) -> Model:
         raise XGBoostModelError("empty file, not an XGBoost model", file=str(p))
     if head[:1] == b"{" and head[1:2] in (b'"', b"\n", b"\r", b" ", b"\t", b"}"):
         try:
-            doc = json.loads(data.decode("utf-8"))
+            text = data.decode("utf-8")
         except UnicodeDecodeError as err:
             raise XGBoostModelError(f"not UTF-8 JSON ({err.reason} at byte {err.start})",
                                     file=str(p)) from None
-        except json.JSONDecodeError as err:
-            raise XGBoostModelError(f"not valid JSON: {err.msg}", file=str(p), line=err.lineno,
-                                    column=err.colno) from None
-        except RecursionError:
-            raise XGBoostModelError("JSON nested too deeply", file=str(p)) from None
+        doc = jsontext.loads(text, file=str(p), error=XGBoostModelError)
     elif head[:1] == b"{":
         try:
             doc = ubjson_loads(data)
@@ -218,8 +216,9 @@ def _model_from_json(doc: Any, *, classes: list | None, best_iteration: int | No
     if any(t == "c" for t in ftypes):
         raise XGBoostModelError("categorical features (enable_categorical=True) are not supported "
                                 "for XGBoost yet; one-hot or ordinal-encode them as numbers")
-    names = feature_names
     stored = [str(s) for s in learner.get("feature_names") or []]
+    _check_counts(n_feature, n_class, len(stored), len(_get(model, "trees", "gradient_booster.model")))
+    names = feature_names
     if names is None or len(names) != n_feature:
         names = stored if len(stored) == n_feature else [f"f{i}" for i in range(n_feature)]
 
@@ -285,6 +284,19 @@ def _model_from_json(doc: Any, *, classes: list | None, best_iteration: int | No
         raise
     except RulekitError as err:
         raise XGBoostModelError(f"not a valid XGBoost model: {err.message}") from None
+
+
+def _check_counts(n_feature: int, n_class: int, n_names: int, n_trees: int) -> None:
+    """Refuse counts the file cannot back before anything is allocated for them: a feature count
+    beyond its stored names (or MAX_UNNAMED_FEATURES without names), more classes than trees."""
+    limit = n_names if n_names else MAX_UNNAMED_FEATURES
+    if not 0 <= n_feature <= limit:
+        raise XGBoostModelError(f"num_feature={n_feature} is out of range (0..{limit}: "
+                                + (f"the file names {n_names} features)" if n_names else
+                                   "more features than rulekit reads without feature_names)"))
+    if not 0 <= n_class <= max(n_trees, 2):
+        raise XGBoostModelError(f"num_class={n_class} is out of range for {n_trees} trees "
+                                f"(each class needs a tree)")
 
 
 def tree_graph(tree: dict, *, n_feature: int, names: list[str], weight: float | None = None,
@@ -382,6 +394,20 @@ class _Reader:
             raise XGBoostModelError(f"negative length at byte {self.pos}")
         return n
 
+    def count(self, typ: bytes | None) -> int:
+        """A container's element count, checked against the bytes left: each element takes at
+        least one byte (a marker, or a typed value), so a header claiming billions of elements
+        in a small file is refused before anything loops or allocates."""
+        at = self.pos
+        n = self.length()
+        size = struct.calcsize(_UBJ_SCALAR[typ]) if typ in _UBJ_SCALAR else 1
+        if typ in (b"Z", b"T", b"F", b"N"):  # elements with no bytes at all: XGBoost never writes them
+            raise XGBoostModelError(f"container of {typ!r} values at byte {at} is not supported")
+        if n * size > len(self.data) - self.pos:
+            raise XGBoostModelError(f"container at byte {at} claims {n} elements, more than the "
+                                    f"{len(self.data) - self.pos} bytes left can hold")
+        return n
+
     def string(self) -> str:
         raw = self.take(self.length())
         try:
@@ -432,10 +458,10 @@ def ubjson_loads(data: bytes) -> Any:
                 typ = r.marker()
                 if r.marker() != b"#":
                     raise XGBoostModelError(f"typed container without a count at byte {r.pos}")
-                count = r.length()
+                count = r.count(typ)
             elif r.peek() == b"#":
                 r.take(1)
-                count = r.length()
+                count = r.count(None)
             if m == b"[" and typ in _UBJ_SCALAR:
                 fmt = _UBJ_SCALAR[typ]
                 size = struct.calcsize(fmt)

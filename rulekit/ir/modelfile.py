@@ -6,13 +6,13 @@ A broken file is rejected with one line naming what is wrong; nothing here recur
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import networkx as nx
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, ValidationError
 
+from rulekit import jsontext
 from rulekit.errors import ModelFileError, RulekitError
 from rulekit.fileio import read_text, write_atomic
 from rulekit.ir.model import Combiner, Feature, Label, Model
@@ -171,13 +171,7 @@ def loads_model(text: str, *, file: str | None = None) -> Model:
 
 
 def _loads_model(text: str, *, file: str | None) -> Model:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ModelFileError(f"not valid JSON: {err.msg}", file=file, line=err.lineno,
-                             column=err.colno) from None
-    except RecursionError:
-        raise ModelFileError("JSON nested too deeply", file=file) from None
+    data = jsontext.loads(text, file=file, error=ModelFileError)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ModelFileError(f"not a rulekit model file (expected \"format\": \"{FORMAT}\")", file=file)
     try:
