@@ -109,6 +109,7 @@ class Dialect(str, Enum):
 
 
 class DType(str, Enum):
+    auto = "auto"
     float = "float"
     double = "double"
 
@@ -207,7 +208,8 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
            proba: bool = typer.Option(False, "--proba",
                                       help="SQL: a probability column per class (needs --table)"),
            dtype: Optional[DType] = typer.Option(None, "--dtype",
-                                                 help="ONNX: the input type of X (default: float)"),
+                                                 help="ONNX: the input type of X (default: auto = double when any test of "
+                                                      "the model compares in float64, else float)"),
            opset: Optional[str] = typer.Option(None, "--opset",
                                      help="ONNX: auto, 5 (TreeEnsemble) or 3 (legacy TreeEnsemble*) "
                                                "(default: auto)"),
@@ -228,7 +230,7 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
         raise RulekitError(f"--opset must be auto, 5 or 3 (got {opset!r})")
     raise typer.Exit(_run(quiet, cmd.run, source=source, to=to.value,
                           dialect=(dialect or Dialect.sqlite).value, table=table, key=key, proba=proba,
-                          dtype=(dtype or DType.float).value, output=output,
+                          dtype=(dtype or DType.auto).value, output=output,
                           opset=opset if opset == "auto" else int(opset)))
 
 

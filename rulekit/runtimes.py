@@ -318,9 +318,18 @@ def run_mysql(obj, data) -> Outcome:
 # --- ONNX ----------------------------------------------------------------------------------------
 
 
-def run_onnx(obj, data, dtype: str = "float") -> Outcome:
-    """The ONNX export in onnxruntime. With float32 input the model sees float32(x): callers
-    compare against the source evaluated on the same float32-rounded data."""
+def onnx_input(obj, dtype: str) -> str:
+    """The input type ``dtype`` ("auto", "float", "double") gives ``obj``: "float" or "double"."""
+    if dtype == "auto":
+        from rulekit.exporters.onnx import auto_dtype
+
+        return auto_dtype(obj)
+    return dtype
+
+
+def run_onnx(obj, data, dtype: str = "auto") -> Outcome:
+    """The ONNX export in onnxruntime, rows as the user gives them: float64, cast to float32 when
+    the graph takes float input (the cast a user must make). ``dtype``: as ``export --dtype``."""
     try:
         import onnxruntime as ort
     except ImportError:
@@ -328,10 +337,12 @@ def run_onnx(obj, data, dtype: str = "float") -> Outcome:
     from rulekit.export import to_onnx
     from rulekit.ir.data import to_matrix
 
+    dtype = onnx_input(obj, dtype)
     progress.note(f"onnx ({dtype}): exporting")
-    proto = to_onnx(obj, dtype=dtype)
+    proto = to_onnx(obj, dtype=dtype, warn=False)  # verify reports the cost row by row
     sess = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
-    X = to_matrix(data, obj.features).astype(np.float64 if dtype == "double" else np.float32)
+    with np.errstate(over="ignore"):  # doubles beyond float32's range become +-inf, as in a cast
+        X = to_matrix(data, obj.features).astype(np.float64 if dtype == "double" else np.float32)
     progress.note(f"onnx ({dtype}): scoring {len(X):,} rows")
     t0 = time.perf_counter()
     names = [o.name for o in sess.get_outputs()]
@@ -350,7 +361,8 @@ RUNNERS: dict[str, Callable[..., Outcome]] = {
     "duckdb": run_duckdb,
     "postgres": run_postgres,
     "mysql": run_mysql,
-    "onnx": run_onnx,
+    "onnx": run_onnx,  # the default export: input type chosen by the model (auto)
+    "onnx-float": lambda obj, data: run_onnx(obj, data, dtype="float"),
     "onnx-double": lambda obj, data: run_onnx(obj, data, dtype="double"),
 }
 

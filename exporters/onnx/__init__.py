@@ -1,10 +1,13 @@
 """ONNX export: tree models as ai.onnx.ml TreeEnsemble graphs, rule bases as standard operators.
 
-    >>> proto = to_onnx(model)                       # float32 input, TreeEnsemble (ml opset 5)
+    >>> proto = to_onnx(model)              # input type follows the model, TreeEnsemble (ml opset 5)
     >>> proto = to_onnx(model, dtype="double", opset=3)
 
-Contract (shared/CONTRACT.md): one input ``X`` [N, n_features] (float32, or float64 with
-``dtype="double"``); outputs ``label`` [N] and ``probabilities`` [N, K] for classifiers,
+Contract (shared/CONTRACT.md): one input ``X`` [N, n_features]: ``dtype="auto"`` (default) is
+float64 when any test of the model compares in float64 and float32 when float32 input is exact
+(:mod:`.precision`); ``"float"``/``"double"`` choose. Float input on a model that compares in float64
+is allowed, warns (:class:`Float32InputWarning`) and says what it costs in metadata
+``rulekit.input_rounding``. Outputs ``label`` [N] and ``probabilities`` [N, K] for classifiers,
 ``prediction`` [N] for regressors; plain tensors, no ZipMap. Nominal features are fed as category
 codes, documented in the model's metadata (``rulekit.features``, ``rulekit.input_encoding``).
 
@@ -18,6 +21,7 @@ the flags cleared (NaN then goes the wrong way) and ~2.4 s with mixed LEQ/GT spl
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Literal
 
 import numpy as np
@@ -29,19 +33,28 @@ from rulekit.ir.model import Model
 from rulekit.rules.base import RuleBase
 
 from .check import check_model, check_tree_ensembles
+from .precision import auto_dtype, float32_cost, uses_float64
 from .size import MAX_BYTES
 
-__all__ = ["check_model", "check_tree_ensembles", "resolve_opset", "to_onnx"]
+__all__ = ["Float32InputWarning", "auto_dtype", "check_model", "check_tree_ensembles", "float32_cost",
+           "resolve_opset", "to_onnx"]
+
+ROUNDING_KEY = "rulekit.input_rounding"  # metadata: what float32 input costs a float64 model
+
+
+class Float32InputWarning(UserWarning):
+    """float32 input was asked for a model that compares in float64: some rows may differ."""
 
 ORT_V5 = (1, 21)  # first onnxruntime with ai.onnx.ml TreeEnsemble (opset 5)
 
 
 class OnnxOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    dtype: Literal["float", "double", "float32", "float64"] = "float"
+    dtype: Literal["auto", "float", "double", "float32", "float64"] = "auto"
     opset: Literal["auto", 3, 5] = "auto"
     accumulate: Literal["auto", "float", "double"] = "auto"
     check: bool = True
+    warn: bool = True
     max_bytes: int = MAX_BYTES
 
     @property
@@ -69,14 +82,17 @@ def resolve_opset(opset: Any = "auto") -> int:
 
 
 @register("onnx")
-def to_onnx(obj: Any, *, dtype: str = "float", opset: Any = "auto", **options: Any):
+def to_onnx(obj: Any, *, dtype: str = "auto", opset: Any = "auto", **options: Any):
     """``obj`` (a rulekit Model or RuleBase) as an ``onnx.ModelProto`` for onnxruntime.
 
-    ``dtype``: ``"float"`` (float32 input, default) or ``"double"``. ``opset``: ``"auto"``, ``5``
+    ``dtype``: ``"auto"`` (default: ``"double"`` when a test of ``obj`` compares in float64, else
+    ``"float"``), ``"float"`` (float32 input; on a float64 model it warns and records the cost in
+    metadata ``rulekit.input_rounding``) or ``"double"``. ``opset``: ``"auto"``, ``5``
     (ai.onnx.ml TreeEnsemble) or ``3`` (legacy TreeEnsembleRegressor). ``accumulate`` (float input):
     ``"auto"`` sums probabilities of averaged classifiers in float32 and the unbounded scores of
     regressors and boosted models in float64; ``"float"``/``"double"`` force one. ``check=False``
-    skips the validation; ``max_bytes`` lowers the size limit (default 1.8 GB).
+    skips the validation; ``warn=False`` records the float32-input cost in the metadata only;
+    ``max_bytes`` lowers the size limit (default 1.8 GB).
     """
     if isinstance(opset, str) and opset.isdigit():
         opset = int(opset)
@@ -86,6 +102,14 @@ def to_onnx(obj: Any, *, dtype: str = "float", opset: Any = "auto", **options: A
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ExportError(f"onnx export option {where}: {first['msg']}") from None
+    if not isinstance(obj, (Model, RuleBase)):
+        raise ExportError(f"cannot export {type(obj).__name__} to ONNX: expected a rulekit Model or "
+                          f"RuleBase")
+    if opts.dtype == "auto":
+        opts = opts.model_copy(update={"dtype": auto_dtype(obj)})
+    rounding = None
+    if opts.np_dtype == np.float32 and uses_float64(obj):
+        rounding = float32_cost(obj).message()
     level = resolve_opset(opts.opset)
     if isinstance(obj, Model):
         from .model import build  # noqa: PLC0415
@@ -96,9 +120,11 @@ def to_onnx(obj: Any, *, dtype: str = "float", opset: Any = "auto", **options: A
         from .rules import build_rules  # noqa: PLC0415
 
         proto = build_rules(obj, dtype=opts.np_dtype, opset=level, max_bytes=opts.max_bytes)
-    else:
-        raise ExportError(f"cannot export {type(obj).__name__} to ONNX: expected a rulekit Model or "
-                          f"RuleBase")
+    if rounding is not None:
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = ROUNDING_KEY, rounding
+        if opts.warn:
+            warnings.warn(rounding, Float32InputWarning, stacklevel=3)
     if opts.check:
         check_model(proto)
     return proto

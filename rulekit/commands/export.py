@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 
 from rulekit import exporters, progress
@@ -26,10 +27,13 @@ def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | No
     elif to == "onnx":
         options = {"dtype": dtype, "opset": opset}
     target = f"SQL ({dialect})" if to == "sql" else TARGET_NAMES.get(to, to)
-    with progress.phase(f"exporting {describe(obj)} to {target}"):
+    with progress.phase(f"exporting {describe(obj)} to {target}"), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
         result = fn(obj, **options)
         if to == "onnx" and not isinstance(result, (bytes, str)):
             result = result.SerializeToString()
+    _warn(caught, quiet)
     if str(output) == "-":
         _to_stdout(result)
         return 0
@@ -38,6 +42,15 @@ def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | No
     if not quiet and not is_stdout(output):
         print(f"wrote {output}")
     return 0
+
+
+def _warn(caught: list, quiet: bool) -> None:
+    """Exporter warnings (e.g. float32 ONNX input on a float64 model) as one line each on stderr."""
+    if quiet:
+        return
+    for w in caught:
+        text = " ".join(str(w.message).split())
+        print(f"rulekit: warning: {text}", file=sys.stderr)
 
 
 def _to_stdout(result: str | bytes) -> None:

@@ -87,3 +87,33 @@ def test_verify_survives_onnxruntime_on_a_very_deep_tree():
     table = from_matrix(model.features, np.array([[-1.0], [0.5], [6999.5], [7000.0], [np.nan]]))
     reports = verify(model, table, ["onnx-double"], explicit=True)
     assert [r.status for r in reports] == ["ok"] and reports[0].rows == 5
+
+
+def test_verify_catches_float_input_on_a_float64_model(tmp_path, capsys):
+    """Canary: the float32-input ONNX of a model that compares in float64 (HistGradientBoosting)
+    moves rows across thresholds; verify scores the user's rows, says so on its own line, exit 1.
+    The default export (``onnx``, auto = double here) stays exact."""
+    _, mpath, dpath = _files(tmp_path, "sklearn_hgb_categorical_nan")
+    code, out = _run(["verify", mpath, dpath, "--backends", "onnx,onnx-float,onnx-double"], capsys)
+    assert code == 1, out
+    line = next(ln for ln in out.splitlines() if ln.startswith("onnx-float:"))
+    assert "input rounded to float32:" in line and "rows differ" in line
+    n = int(line.split("input rounded to float32:")[1].split("rows")[0].replace(",", ""))
+    assert n > 0
+    assert not [ln for ln in out.splitlines() if ln.startswith(("onnx:", "onnx-double:"))]
+    code, out = _run(["verify", mpath, dpath, "--backends", "onnx,onnx-double"], capsys)
+    assert code == 0, out
+
+
+def test_verify_float_input_is_exact_for_a_float32_model(tmp_path, capsys):
+    """A scikit-learn forest compares float32(x): its float-input ONNX (the default) passes on the
+    user's rows with 1e-6 on probabilities; the default backends include the double graph too."""
+    _, mpath, dpath = _files(tmp_path, "sklearn_forest_classifier")
+    code, out = _run(["verify", mpath, dpath, "--backends", "onnx,onnx-float,onnx-double"], capsys)
+    assert code == 0, out
+    from rulekit.commands.verify import default_backends
+
+    model, _ = zoo.get("sklearn_forest_classifier")
+    assert default_backends(model)[-2:] == ["onnx", "onnx-double"]
+    hgb, _ = zoo.get("sklearn_hgb_regressor")
+    assert default_backends(hgb)[-1] == "onnx" and "onnx-double" not in default_backends(hgb)

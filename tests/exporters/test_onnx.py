@@ -21,6 +21,8 @@ from rulekit.ir.tree import TreeBuilder
 from tests import zoo
 
 ort = pytest.importorskip("onnxruntime")
+# float input on float64 models is tested on purpose here (against float32-rounded references)
+pytestmark = pytest.mark.filterwarnings("ignore::rulekit.exporters.onnx.Float32InputWarning")
 
 TOL = {"float": 1e-6, "double": 1e-12}
 DT = {"float": np.float32, "double": np.float64}
@@ -113,7 +115,7 @@ def test_int_and_bool_labels_keep_their_type():
     b.connect(root, b.leaf((0.75, 0.25)), 0)
     b.connect(root, b.leaf((0.25, 0.75)), 1)
     m = Model([b.graph], ["x"], task="classification", classes=[False, True])
-    out = run(to_onnx(m), np.array([[0.0], [1.0], [np.nan]], np.float32))
+    out = run(to_onnx(m), np.array([[0.0], [1.0], [np.nan]]))  # float64 test: double input (auto)
     assert out["label"].tolist() == [False, True, True]
 
 
@@ -181,9 +183,9 @@ def test_float32_rounding_matters_and_probe_rows_catch_it(monkeypatch):
     M = probe_rows(model, rng.normal(size=(50, 3)), n_missing=20)
     X = M.astype(np.float32)
     want = model.predict(X.astype(np.float64))
-    assert (run(to_onnx(model), X)["label"] == want).all()
+    assert (run(to_onnx(model, dtype="float"), X)["label"] == want).all()
     _mutant(monkeypatch, "f32_floor", lambda v: np.asarray(v, np.float64).astype(np.float32))
-    assert (run(to_onnx(model), X)["label"] != want).sum() > 0
+    assert (run(to_onnx(model, dtype="float"), X)["label"] != want).sum() > 0
 
 
 def test_missing_direction_matters_and_nan_rows_catch_it(monkeypatch):
@@ -735,3 +737,112 @@ def test_boosting_source_parity():
         pass
     if not checked:
         pytest.skip("neither lightgbm nor xgboost is installed")
+
+
+# --- input type follows the model (--dtype auto) ------------------------------------------------
+
+AUTO_FLOAT = ["sklearn_tree_binary", "sklearn_forest_classifier", "sklearn_gb_binary", "chain_deep",
+              "xgboost_binary_nan_hostile", "xgboost_multiclass"]
+AUTO_DOUBLE = ["sklearn_hgb_regressor", "sklearn_hgb_categorical_nan", "lightgbm_categorical_nan",
+               "lightgbm_multiclass_zero", "learned_c45_fractional", "learned_cart_subset_oblique",
+               "handmade_nominal"]
+
+
+@pytest.mark.parametrize("name", AUTO_FLOAT + AUTO_DOUBLE)
+def test_auto_dtype_follows_the_model(name, recwarn):
+    """float32 input where every test compares in float32, double where any compares in float64;
+    the default export never warns and never records an input-rounding cost."""
+    model, _ = zoo.get(name)
+    proto = to_onnx(model)
+    want = onnx.TensorProto.FLOAT if name in AUTO_FLOAT else onnx.TensorProto.DOUBLE
+    assert proto.graph.input[0].type.tensor_type.elem_type == want
+    meta = {p.key: p.value for p in proto.metadata_props}
+    assert "rulekit.input_rounding" not in meta
+    assert not [w for w in recwarn if "float32" in str(w.message)]
+
+
+def test_float_input_on_a_float64_model_warns_and_says_so_in_metadata():
+    from rulekit.exporters.onnx import Float32InputWarning
+
+    model, _ = zoo.get("sklearn_hgb_regressor")
+    with pytest.warns(Float32InputWarning, match=r"rounded to float32.*\(59 distinct threshold"):
+        proto = to_onnx(model, dtype="float")
+    meta = {p.key: p.value for p in proto.metadata_props}
+    assert "59 distinct threshold" in meta["rulekit.input_rounding"]
+    assert proto.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+    oblique, _ = zoo.get("learned_regressor_oblique")
+    with pytest.warns(Float32InputWarning, match="9 oblique test"):
+        to_onnx(oblique, dtype="float")
+
+
+def test_cli_export_default_dtype_and_float_warning(tmp_path, capsys):
+    from rulekit.cli import main
+
+    model, _ = zoo.get("sklearn_hgb_regressor")
+    src = tmp_path / "m.json"
+    model.save(src)
+    out = tmp_path / "m.onnx"
+    with pytest.raises(SystemExit) as ex:
+        main(["export", str(src), "--to", "onnx", "-o", str(out)])
+    assert ex.value.code == 0 and capsys.readouterr().err == ""
+    assert onnx.load(str(out)).graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.DOUBLE
+    with pytest.raises(SystemExit) as ex:
+        main(["export", str(src), "--to", "onnx", "--dtype", "float", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert ex.value.code == 0
+    assert err.count("\n") == 1 and err.startswith("rulekit: warning: float32 input") \
+        and "59 distinct threshold" in err, err
+    meta = {p.key: p.value for p in onnx.load(str(out)).metadata_props}
+    assert meta["rulekit.dtype"] == "float32" and "59 distinct" in meta["rulekit.input_rounding"]
+
+
+def _source_parity(model, est_predict, est_proba, data, *, probe_name=""):
+    """ONNX at its DEFAULT dtype, fed the user's rows (cast to float32 only when the graph takes
+    float), against the source library itself."""
+    proto = to_onnx(model)
+    double = proto.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.DOUBLE
+    X = model.matrix(data)
+    with np.errstate(over="ignore"):
+        out = run(proto, X if double else X.astype(np.float32))
+    tol = 1e-12 if double else 1e-6
+    assert np.isnan(X).any(axis=1).sum() >= 5  # the NaN rows are there
+    if model.task == "classification":
+        assert list(map(str, out["label"])) == list(map(str, est_predict(data))), probe_name
+        assert np.abs(out["probabilities"] - est_proba(data)).max() <= tol, probe_name
+    else:
+        y = est_predict(data)
+        assert (np.abs(out["prediction"] - y) / np.maximum(1.0, np.abs(y))).max() <= tol, probe_name
+    return double
+
+
+def test_default_export_matches_the_source_libraries():
+    """HistGradientBoosting (categorical + NaN), a LightGBM regressor, a scikit-learn forest and an
+    XGBoost classifier, on threshold, float32-neighbour and NaN rows (rulekit.probe), with ONNX at
+    its default dtype, compared with the libraries' own predictions."""
+    import lightgbm as lgb
+    import pandas as pd
+    from sklearn.ensemble import RandomForestClassifier
+
+    import rulekit
+    from rulekit.probe import probe_rows
+
+    model, data = zoo.get("sklearn_hgb_categorical_nan")
+    est = zoo.SKLEARN_ESTIMATORS["sklearn_hgb_categorical_nan"]
+    assert _source_parity(model, est.predict, est.predict_proba, data, probe_name="hgb")
+
+    X, X_nan, y = zoo._data(seed=12)
+    reg = lgb.LGBMRegressor(n_jobs=1, n_estimators=20, num_leaves=8, verbose=-1).fit(X_nan, X[:, 0] * 3.3 + y)
+    model = rulekit.from_lightgbm(reg)
+    frame = pd.DataFrame(probe_rows(model, X_nan[:150], n_missing=60))
+    assert _source_parity(model, lambda d: reg.predict(d.to_numpy()), None, frame, probe_name="lgb")
+
+    X, X_nan, y = zoo._data(seed=13, classes=3)
+    rf = RandomForestClassifier(n_estimators=10, max_depth=6, random_state=0).fit(X_nan, y)
+    model = rulekit.from_sklearn(rf)
+    frame = pd.DataFrame(probe_rows(model, X_nan[:150], n_missing=60))
+    assert not _source_parity(model, lambda d: rf.predict(d.to_numpy()),
+                              lambda d: rf.predict_proba(d.to_numpy()), frame, probe_name="rf")
+
+    model, data = zoo.get("xgboost_binary_nan_hostile")
+    xgbc = zoo.FOREIGN_ESTIMATORS["xgboost_binary_nan_hostile"]
+    assert not _source_parity(model, xgbc.predict, xgbc.predict_proba, data, probe_name="xgb")
