@@ -142,3 +142,10 @@ def sniff_source(text: str) -> str:
     """``"model"`` for rulekit model JSON, ``"rules"`` for rule DSL text (by content, not extension)."""
     head = text.lstrip("\ufeff \t\r\n")
     return "model" if head[:1] in ("{", "[") else "rules"
+
+
+def report_written(path: str | Path, detail: str = "", *, quiet: bool = False) -> None:
+    """The one line every command prints on stderr after writing a file (unless quiet):
+    ``wrote PATH (detail)``. stderr, so that stdout carries nothing but a command's output."""
+    if not quiet:
+        print(f"wrote {path}" + (f" ({detail})" if detail else ""), file=sys.stderr)

@@ -21,3 +21,8 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def count(n: int, word: str, plural: str | None = None) -> str:
+    """``n`` and ``word`` in the right number for messages: '1 rule', '2 rules', '12,000 rows'."""
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"

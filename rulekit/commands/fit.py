@@ -18,8 +18,9 @@ import numpy as np
 
 from rulekit import progress
 from rulekit.errors import DataError, RulekitError
-from rulekit.fileio import check_distinct, check_output_path, is_stdout, write_atomic
+from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
 from rulekit.table import CsvColumns, read_csv
+from rulekit.util import count
 
 MAX_CLASSES_FOR_INTEGER_TARGET = 20
 
@@ -276,12 +277,12 @@ def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion:
     with progress.phase(f"writing {output}"):
         model = est.model_
         write_atomic(output, dumps_model(model))
-    if not quiet and not is_stdout(output):
+    if not quiet:
         with progress.phase("scoring the training data"):
             score = est.score(X, y)
         what = "accuracy" if task == "classification" else "R^2"
-        shape = f"{len(model.trees)} trees" if len(model.trees) > 1 else \
-            f"depth {est.get_depth()}, {est.get_n_leaves()} leaves"
-        print(f"wrote {output}: {type(est).__name__} ({task}, {shape}), training {what} {score:.4f}")
+        shape = count(len(model.trees), "tree") if len(model.trees) > 1 else \
+            f"depth {est.get_depth()}, {count(est.get_n_leaves(), 'leaf', 'leaves')}"
+        report_written(output, f"{type(est).__name__}: {task}, {shape}, training {what} {score:.4f}")
     return 0
 

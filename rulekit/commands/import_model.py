@@ -7,7 +7,8 @@ from pathlib import Path
 from rulekit import progress
 from rulekit.commands.source import describe
 from rulekit.errors import RulekitError
-from rulekit.fileio import check_distinct, check_output_path, is_stdout, write_atomic
+from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
+from rulekit.util import count
 
 PICKLE_MAGIC = (b"\x80",)
 
@@ -77,6 +78,5 @@ def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, qui
         model = load_foreign(file, format, allow_pickle)
     with progress.phase(f"writing {output} ({describe(model)})"):
         write_atomic(output, dumps_model(model))
-    if not quiet and not is_stdout(output):
-        print(f"wrote {output}: {model!r}")
+    report_written(output, f"{describe(model)}, {count(model.n_features, 'feature')}", quiet=quiet)
     return 0

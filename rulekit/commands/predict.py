@@ -17,10 +17,11 @@ from rulekit import progress
 from rulekit.commands.source import describe, load_source
 from rulekit.csv_guard import guard_column, quote_all_needed
 from rulekit.errors import RulekitError
-from rulekit.fileio import check_distinct, check_output_path, write_atomic
+from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
 from rulekit.table import check_columns, fill_unused, located, read_csv
 from rulekit.usage import used_features
 from rulekit.ir.model import Model
+from rulekit.util import count
 
 CHUNK_ROWS = 50_000
 
@@ -87,6 +88,7 @@ def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | 
     else:
         with progress.phase(f"writing {output}"):
             write_atomic(output, buf.getvalue())
+        report_written(output, count(n, "row"), quiet=quiet)
     return 0
 
 

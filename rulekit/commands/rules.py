@@ -7,9 +7,10 @@ from pathlib import Path
 from rulekit import progress
 from rulekit.commands.source import describe, load_source
 from rulekit.errors import DataError, RulekitError
-from rulekit.fileio import check_distinct, check_output_path, is_stdout, write_atomic
+from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_written, write_atomic
 from rulekit.table import check_columns, located, read_csv
 from rulekit.ir.model import Model
+from rulekit.util import count
 
 
 def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: Path,
@@ -46,7 +47,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         write_atomic(output, text)
     if not quiet and not is_stdout(output):
         n_lit = sum(count_literals(r.condition) for r in rb.rules)
-        print(f"wrote {output}: {len(rb.rules)} rules, {n_lit} conditions")
+        report_written(output, f"{count(len(rb.rules), 'rule')}, {count(n_lit, 'condition')}")
     return 0
 
 

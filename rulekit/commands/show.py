@@ -7,12 +7,12 @@ from pathlib import Path
 
 from rulekit import progress
 from rulekit.commands.source import describe, load_source
-from rulekit.fileio import check_distinct, check_output_path, write_atomic
+from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
 from rulekit.ir.model import Model
 
 
 def run(*, source: Path, format: str, output: Path | None, quiet: bool = False) -> int:
-    """The picture goes to ``output`` or stdout; ``quiet`` has nothing else to silence."""
+    """The picture goes to ``output`` (with a 'wrote' line on stderr unless ``quiet``) or stdout."""
     if output is not None and str(output) == "-":
         output = None  # -o - is stdout, as for export
     if output is not None:
@@ -25,6 +25,7 @@ def run(*, source: Path, format: str, output: Path | None, quiet: bool = False) 
         sys.stdout.write(text)
     else:
         write_atomic(output, text)
+        report_written(output, f"{describe(obj)} as {format}", quiet=quiet)
     return 0
 
 
