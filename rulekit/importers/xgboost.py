@@ -5,8 +5,9 @@ becomes ``op="<", precision="float32"``; a missing value follows ``default_left`
 summed from the base margin in tree order (``tree_info`` says which class a tree adds to) and
 linked by sigmoid (binary:logistic) or softmax (multi:softprob / multi:softmax). XGBoost stores
 ``base_score`` as a probability for logistic objectives and turns it into a margin in float32
-the way :func:`_logit_f32` does. XGBoost itself sums in float32, the IR in float64: outputs agree
-to float32 rounding (about 1e-7), which the parity tests bound by 1e-6.
+the way :func:`_logit_f32` does. XGBoost sums and links in float32; with ``arithmetic="float32"``
+the combiner says so and the IR reproduces it (margins and regression values
+bit-identical); by default sums are float64, within 2e-4 of XGBoost's regression values.
 
 The model is parsed from its JSON document, never by calling XGBoost, so a saved ``.json`` or
 ``.ubj`` file converts without XGBoost installed. An ``XGBClassifier``/``XGBRegressor`` keeps
@@ -20,7 +21,7 @@ import json
 import math
 import struct
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import networkx as nx
 import numpy as np
@@ -32,6 +33,7 @@ from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.ir.tree import TreeBuilder
 
 MAX_UNNAMED_FEATURES = 1 << 20  # a feature count the file backs by no names (XGBoost's own hashing size)
+Arithmetic = Literal["float32", "float64"]
 _LOGISTIC = ("binary:logistic",)
 _SOFTMAX = ("multi:softprob", "multi:softmax")
 _IDENTITY = ("reg:squarederror", "reg:linear", "reg:squaredlogerror", "reg:pseudohubererror",
@@ -45,25 +47,26 @@ class XGBoostModelError(RulekitError):
 # --- public entry points -----------------------------------------------------------------------
 
 
-def from_xgboost(obj: Any) -> Model:
+def from_xgboost(obj: Any, *, arithmetic: Arithmetic = "float64") -> Model:
     """Convert an ``XGBClassifier``/``XGBRegressor``/``XGBRFClassifier``/..., a ``Booster`` or the
-    path of a model saved by ``save_model`` (``.json`` or ``.ubj``).
+    path of a model saved by ``save_model`` (``.json`` or ``.ubj``). ``arithmetic="float32"`` sums
+    and links as XGBoost does (bit-identical margins in the IR); exporters still sum in float64.
 
     >>> model = from_xgboost(xgb.XGBClassifier(n_estimators=10).fit(X, y))   # doctest: +SKIP
     >>> model.predict_proba(X)                                              # doctest: +SKIP
     """
     if isinstance(obj, (str, Path)):
-        return load_file(obj)
+        return load_file(obj, arithmetic=arithmetic)
     if hasattr(obj, "get_booster") and hasattr(obj, "get_xgb_params"):
-        return _from_estimator(obj)
+        return _from_estimator(obj, arithmetic)
     if hasattr(obj, "save_raw") and hasattr(obj, "get_dump"):
         doc = _booster_json(obj)
-        return model_from_json(doc, extra_source={"estimator": "Booster"})
+        return model_from_json(doc, extra_source={"estimator": "Booster"}, arithmetic=arithmetic)
     raise RulekitError(f"cannot import {type(obj).__name__} as an XGBoost model: expected an "
                        f"XGBClassifier/XGBRegressor, a Booster or the path of a saved .json/.ubj model")
 
 
-def load_file(path: str | Path) -> Model:
+def load_file(path: str | Path, *, arithmetic: Arithmetic = "float64") -> Model:
     """Read a model file written by XGBoost's ``save_model`` (JSON or UBJSON, told apart by content)."""
     p = Path(path)
     data = read_bytes(p)
@@ -88,7 +91,7 @@ def load_file(path: str | Path) -> Model:
                                 "are not supported: re-save with save_model('model.json'))",
                                 file=str(p))
     try:
-        return model_from_json(doc, extra_source={"file": p.name})
+        return model_from_json(doc, extra_source={"file": p.name}, arithmetic=arithmetic)
     except XGBoostModelError as err:
         if err.file is None:
             raise XGBoostModelError(err.message, file=str(p)) from None
@@ -106,7 +109,7 @@ def _booster_json(booster: Any) -> dict:
     return json.loads(bytes(raw).decode("utf-8"))
 
 
-def _from_estimator(est: Any) -> Model:
+def _from_estimator(est: Any, arithmetic: Arithmetic) -> Model:
     name = type(est).__name__
     try:
         booster = est.get_booster()
@@ -128,7 +131,8 @@ def _from_estimator(est: Any) -> Model:
     if fin is not None:
         names = [str(s) for s in fin]
     return model_from_json(doc, classes=classes, best_iteration=best,
-                           feature_names=names, extra_source={"estimator": name})
+                           feature_names=names, extra_source={"estimator": name},
+                           arithmetic=arithmetic)
 
 
 def _attributes(doc: dict) -> dict:
@@ -175,11 +179,12 @@ def _logit_f32(p: float) -> float:
 
 def model_from_json(doc: Any, *, classes: list | None = None,
                     best_iteration: int | None = None, feature_names: list[str] | None = None,
-                    extra_source: dict | None = None) -> Model:
+                    extra_source: dict | None = None, arithmetic: Arithmetic = "float64") -> Model:
     """The IR Model for an XGBoost model document (the dict of its JSON/UBJSON form)."""
     try:
         return _model_from_json(doc, classes=classes, best_iteration=best_iteration,
-                                feature_names=feature_names, extra_source=extra_source)
+                                feature_names=feature_names, extra_source=extra_source,
+                                arithmetic=arithmetic)
     except RulekitError:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as err:
@@ -187,7 +192,8 @@ def model_from_json(doc: Any, *, classes: list | None = None,
 
 
 def _model_from_json(doc: Any, *, classes: list | None, best_iteration: int | None,
-                     feature_names: list[str] | None, extra_source: dict | None) -> Model:
+                     feature_names: list[str] | None, extra_source: dict | None,
+                     arithmetic: Arithmetic) -> Model:
     learner = _get(doc, "learner", "")
     param = _get(learner, "learner_model_param", "learner")
     objective = _get(_get(learner, "objective", "learner"), "name", "learner.objective")
@@ -266,7 +272,8 @@ def _model_from_json(doc: Any, *, classes: list | None, best_iteration: int | No
         trees.append(tree_graph(trees_doc[t], n_feature=n_feature, names=names, weight=w,
                                 where=f"tree {t}"))
     combiner = Combiner(kind="sum", base_score=base_score, link=link,
-                        tree_output=tuple(tree_info[:n_trees]) if k > 1 else None)
+                        tree_output=tuple(tree_info[:n_trees]) if k > 1 else None,
+                        arithmetic="float32" if arithmetic == "float32" else None)
     source: dict[str, Any] = {"library": "xgboost", "objective": objective, "booster": booster_name}
     version = doc.get("version")
     if isinstance(version, list):

@@ -9,6 +9,8 @@ Combiners (how tree outputs become a prediction, in the source's arithmetic orde
 ``sum``      raw = base_score, then each tree's leaf value added to output ``tree_output[t]`` in
              tree order; then ``link``: identity (regression), sigmoid (binary, P(class 1)) or
              softmax (multiclass). Gradient boosting from scikit-learn, XGBoost, LightGBM.
+             ``arithmetic="float32"`` (XGBoost): base, sums and link in float32, as XGBoost
+             computes them (:mod:`rulekit.ir.float32`); unset: float64.
 
 A classifier's label is the argmax of its probabilities (first class on a tie), unless a ``sum``
 combiner sets ``decision``: then it comes from the raw scores, as scikit-learn's boosting does —
@@ -28,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from rulekit.errors import RulekitError
 from rulekit.ir import compiled as _compiled
+from rulekit.ir import float32 as _f32
 from rulekit.ir.data import to_matrix
 from rulekit.util import gc_paused
 
@@ -68,6 +71,7 @@ class Combiner(BaseModel):
     link: Literal["identity", "sigmoid", "softmax"] = "identity"
     tree_output: tuple[int, ...] | None = None
     decision: Literal["raw>=0", "raw>0"] | None = None
+    arithmetic: Literal["float32"] | None = None
 
     @property
     def n_outputs(self) -> int:
@@ -167,6 +171,8 @@ class Model:
                 raise RulekitError("combiner tree_output must give one output index per tree")
             if self.task == "classification" and c.link == "identity":
                 raise RulekitError("a boosted classifier needs a sigmoid or softmax link")
+        if c.arithmetic is not None and c.kind != "sum":
+            raise RulekitError("combiner 'arithmetic' applies to sum combiners only")
         if c.decision is not None and (c.kind != "sum" or self.task != "classification"):
             raise RulekitError("combiner 'decision' applies to boosted classifiers only")
         for i, tree in enumerate(self.trees):
@@ -228,6 +234,10 @@ class Model:
         M = self.matrix(X)
         c = self.combiner
         n = M.shape[0]
+        if c.kind == "sum" and c.arithmetic == "float32":
+            outs = c.tree_output or (0,) * len(self.trees)
+            vals = (v[:, 0] for v in self.tree_values(M))
+            return _f32.sum32(c.base_score, outs, vals, n).astype(np.float64)
         if c.kind == "sum":
             raw = np.tile(np.asarray(c.base_score, dtype=np.float64), (n, 1))
             outs = c.tree_output or (0,) * len(self.trees)
@@ -252,6 +262,11 @@ class Model:
         raw = self.raw_output(X)
         if self.combiner.kind != "sum":
             return raw
+        if self.combiner.arithmetic == "float32":
+            if self.combiner.link == "sigmoid":
+                p = _f32.sigmoid32(raw[:, 0])
+                return np.column_stack([_f32.F32(1) - p, p]).astype(np.float64)
+            return _f32.softmax32(raw).astype(np.float64)
         if self.combiner.link == "sigmoid":
             p = sigmoid(raw[:, 0])
             return np.column_stack([1.0 - p, p])

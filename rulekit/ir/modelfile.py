@@ -20,7 +20,7 @@ from rulekit.ir.tree import graph_from_parts, iter_preorder
 from rulekit.util import gc_paused
 
 FORMAT = "rulekit-model"
-VERSION = 1
+VERSION = 2  # 2: combiner.arithmetic (float32 sums); files without it are still written as 1
 
 _NODE_KEYS = ("kind", "feature", "features", "weights", "threshold", "op", "precision", "missing",
               "value", "counts", "n_samples", "impurity", "feature_name")
@@ -142,7 +142,8 @@ def tree_from_file(tf: TreeFile, where: str) -> nx.DiGraph:
 
 
 def model_to_file(model: Model) -> ModelFile:
-    return ModelFile(task=model.task, target=model.target, features=model.features,
+    return ModelFile(version=2 if model.combiner.arithmetic else 1,
+                     task=model.task, target=model.target, features=model.features,
                      classes=model.classes, combiner=model.combiner,
                      trees=[tree_to_file(t) for t in model.trees], source=model.source)
 
