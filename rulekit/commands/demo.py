@@ -17,6 +17,7 @@ import numpy as np
 
 from rulekit.errors import RulekitError
 from rulekit.fileio import write_atomic
+from rulekit.util import count
 
 BACKENDS = ["python", "python-batch", "sqlite", "duckdb", "onnx", "onnx-double"]
 
@@ -119,19 +120,20 @@ def run(*, out: Path, quiet: bool) -> int:
     console.print(t)
     n_lit = sum(_literals(r.condition) for r in rb.rules)
     console.print(f"tree: {model.graph.number_of_nodes()} nodes, training accuracy {tree_acc:.3f}; "
-                  f"rules: {len(rb.rules)} rules / {n_lit} literals, accuracy {rules_acc:.3f}")
+                  f"rules: {count(len(rb.rules), 'rule')} / {count(n_lit, 'literal')}, accuracy {rules_acc:.3f}")
     files = Table(title="artefacts", show_header=False)
     for what, where in steps:
         files.add_row(what, escape(where))
     console.print(files)
-    rules_path, data_path, model_path = (shlex.quote(str(out / n)) for n in ("model.rules", "data.csv",
-                                                                           "model.json"))
+    # the suggested commands write under OUT too, not into the current directory
+    rules_path, data_path, model_path, edited_path, svg_path = (
+        shlex.quote(str(out / n)) for n in ("model.rules", "data.csv", "model.json", "edited.sql", "tree.svg"))
     console.print(  # paths shell-quoted, markup-escaped, lines never wrapped: commands stay copyable
         f"next: edit a threshold in [bold]{escape(str(out / 'model.rules'))}[/bold], then\n" + escape(
             f"  rulekit check {rules_path}\n"
-            f"  rulekit export {rules_path} --to sql --dialect duckdb --table patients -o edited.sql\n"
+            f"  rulekit export {rules_path} --to sql --dialect duckdb --table patients -o {edited_path}\n"
             f"  rulekit verify {rules_path} {data_path}\n"
-            f"  rulekit show {model_path} --format svg -o tree.svg\n"
+            f"  rulekit show {model_path} --format svg -o {svg_path}\n"
             f"(done in {time.perf_counter() - t_start:.1f} s)"), soft_wrap=True)
     ok = all(r.ok for r in model_reports + rules_reports)
     return 0 if ok else 1

@@ -19,12 +19,15 @@ def test_demo_end_to_end(tmp_path, capsys, monkeypatch):
         assert (out_dir / name).stat().st_size > 0
     # the suggested next commands are whole lines (never wrapped) that work verbatim
     suggested = [line.strip() for line in out.splitlines() if line.strip().startswith("rulekit ")]
-    assert len(suggested) == 4 and any(line.endswith("-o edited.sql") for line in suggested)
+    edited = shlex.quote(str(out_dir / "edited.sql"))
+    assert len(suggested) == 4 and any(line.endswith(f"-o {edited}") for line in suggested)
     for line in suggested:
         with pytest.raises(SystemExit) as ex:
             main(shlex.split(line)[1:] + ["-q"])
         assert ex.value.code == 0, (line, capsys.readouterr())
-    assert (tmp_path / "edited.sql").stat().st_size > 0 and (tmp_path / "tree.svg").stat().st_size > 0
+    # they write under the demo's folder, never into the current directory (issue 25)
+    assert (out_dir / "edited.sql").stat().st_size > 0 and (out_dir / "tree.svg").stat().st_size > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out_dir.name]
     assert "DISAGREES" not in out and "failed" not in out
     # the rules file it wrote is valid and round-trips through the formatter unchanged
     with pytest.raises(SystemExit) as ex:
