@@ -1,16 +1,19 @@
 """Pictures of a model people would rather look at than read: Mermaid text and standalone SVG.
 
 Class colours are fixed per class index; a leaf's fill is its majority class, paler when impure.
-Thresholds are shown at readable precision (6 significant digits); no Graphviz is needed.
+Thresholds are shown at readable precision (6 significant digits), sample counts as whole numbers
+(a weighted count is rounded, ``n ≈ 3``, its exact value in the node's tooltip); no Graphviz is
+needed. The SVG uses only features every common renderer draws (no ``paint-order``: cairosvg
+ignored it and painted the white halo over the edge labels); names are escaped by
+:mod:`rulekit.picture_text`.
 """
 
 from __future__ import annotations
 
-from html import escape
-
 from rulekit.ir.model import Model
 from rulekit.layout import layout
-from rulekit.render import branch_labels, branch_tests, readable
+from rulekit.picture_text import mermaid_text, visible, xml_text
+from rulekit.render import branch_labels, branch_tests, count_text, readable
 
 PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
            "#9c755f", "#bab0ac"]
@@ -26,7 +29,7 @@ def _mix(hex_colour: str, strength: float) -> str:
 def _leaf_lines(model: Model, a: dict) -> tuple[list[str], str]:
     value = a["value"]
     n = a.get("n_samples")
-    tail = [f"n = {readable(n)}"] if n is not None else []
+    tail = [count_text(n)] if n is not None else []
     if model.task == "regression" or model.combiner.kind == "sum":
         return [f"value = {readable(value[0])}"] + tail, "#dddddd"
     k = max(range(len(value)), key=lambda i: (value[i], -i))
@@ -44,7 +47,13 @@ def _split_lines(model: Model, a: dict) -> list[str]:
     else:
         head = model.features[a["feature"]].name  # the edges carry the tests
     n = a.get("n_samples")
-    return [head] + ([f"n = {readable(n)}"] if n is not None else [])
+    return [head] + ([count_text(n)] if n is not None else [])
+
+
+def _tooltip(a: dict) -> str:
+    """The exact sample count of a node whose count is weighted (shown rounded)."""
+    n = a.get("n_samples")
+    return f"n = {n!r} (weighted)" if n is not None and not float(n).is_integer() else ""
 
 
 def tree_svg(model: Model, index: int = 0, *, max_nodes: int = 400) -> str:
@@ -59,7 +68,7 @@ def tree_svg(model: Model, index: int = 0, *, max_nodes: int = 400) -> str:
             lines, fill = _leaf_lines(model, a)
         else:
             lines, fill = _split_lines(model, a), "#ffffff"
-        boxes[node] = (lines, fill)
+        boxes[node] = ([visible(s) for s in lines], fill)  # widths count the escapes
     char_w, line_h, pad = 7.2, 16, 8
     slot_w = max(max(len(s) for s in ls) * char_w + 2 * pad for ls, _ in boxes.values()) + 24
     level_h = 110
@@ -78,23 +87,28 @@ def tree_svg(model: Model, index: int = 0, *, max_nodes: int = 400) -> str:
             continue
         x1, y1 = centre(node)
         y1 += line_h * len(boxes[node][0]) + pad
-        for child, text in zip(p.children, branch_tests(model, tree, node)):
+        for child, text in zip(p.children, map(visible, branch_tests(model, tree, node))):
             x2, y2 = centre(child)
             out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#888"/>')
             mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+            lw = len(text) * 6.2 + 6  # a white plate under the label keeps it readable over the line
+            out.append(f'<rect x="{mx - lw / 2:.1f}" y="{my - 10:.1f}" width="{lw:.1f}" height="14" '
+                       f'fill="white" fill-opacity="0.85"/>')
             out.append(f'<text x="{mx:.1f}" y="{my:.1f}" text-anchor="middle" fill="#444" '
-                       f'font-size="11" paint-order="stroke" stroke="white" stroke-width="3">'
-                       f'{escape(text)}</text>')
+                       f'font-size="11">{xml_text(text)}</text>')
     for node, (lines, fill) in boxes.items():
         cx, top = centre(node)
         w = max(len(s) for s in lines) * char_w + 2 * pad
         h = line_h * len(lines) + pad
+        tip = "" if placed[node].hidden else _tooltip(tree.nodes[node])
+        out.append(f"<g><title>{xml_text(tip)}</title>" if tip else "<g>")
         out.append(f'<rect x="{cx - w / 2:.1f}" y="{top:.1f}" width="{w:.1f}" height="{h:.1f}" rx="6" '
                    f'fill="{fill}" stroke="#555"/>')
         for i, s in enumerate(lines):
             weight = ' font-weight="bold"' if i == 0 else ""
             out.append(f'<text x="{cx:.1f}" y="{top + pad / 2 + line_h * (i + 0.8):.1f}" '
-                       f'text-anchor="middle"{weight}>{escape(s)}</text>')
+                       f'text-anchor="middle"{weight}>{xml_text(s)}</text>')
+        out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -117,12 +131,7 @@ def model_svg(model: Model, *, max_trees: int = 3) -> str:
     note = (f"first {len(parts)} of {len(model.trees)} trees ({model.combiner.kind})")
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{max(widths):.0f}" height="{y:.0f}" '
             f'font-family="Helvetica, Arial, sans-serif"><text x="10" y="20" font-size="14">'
-            f'{escape(note)}</text>\n' + "\n".join(body) + "</svg>\n")
-
-
-def _mermaid_text(s: str) -> str:
-    """Text safe inside a quoted Mermaid label (Mermaid's own entity for the double quote)."""
-    return escape(s, quote=False).replace('"', "#quot;").replace("\n", " ")
+            f'{xml_text(note)}</text>\n' + "\n".join(body) + "</svg>\n")
 
 
 def model_mermaid(model: Model, index: int = 0, *, max_nodes: int = 400) -> str:
@@ -132,15 +141,15 @@ def model_mermaid(model: Model, index: int = 0, *, max_nodes: int = 400) -> str:
     for node, p in placed.items():
         a = tree.nodes[node]
         if p.hidden:
-            out.append(f'  n{node}["… {p.hidden} more nodes"]')
+            out.append(f'  n{node}["{mermaid_text(f"… {p.hidden} more nodes")}"]')
         elif a["kind"] == "leaf":
             lines, fill = _leaf_lines(model, a)
-            out.append(f'  n{node}(["{"<br/>".join(map(_mermaid_text, lines))}"])')
+            out.append(f'  n{node}(["{"<br/>".join(map(mermaid_text, lines))}"])')
             out.append(f"  style n{node} fill:{fill}")
         else:
-            out.append(f'  n{node}{{"{"<br/>".join(map(_mermaid_text, _split_lines(model, a)))}"}}')
+            out.append(f'  n{node}{{"{"<br/>".join(map(mermaid_text, _split_lines(model, a)))}"}}')
     for node, p in placed.items():
         if p.children:
             for child, label in zip(p.children, branch_labels(model, tree, node)):
-                out.append(f'  n{node} -->|"{_mermaid_text(label)}"| n{child}')
+                out.append(f'  n{node} -->|"{mermaid_text(label)}"| n{child}')
     return "\n".join(out) + "\n"

@@ -1,16 +1,22 @@
-"""Human views of a model: an indented text tree and Graphviz dot (no recursion, readable numbers)."""
+"""Human views of a model: an indented text tree and Graphviz dot (no recursion, readable numbers).
+
+Dot labels are escaped by :mod:`rulekit.picture_text` (control characters shown as ``\\u001b``)."""
 
 from __future__ import annotations
 
-import json
-
 from rulekit.ir.model import Model
 from rulekit.ir.tree import children_by_branch, root_of
+from rulekit.picture_text import dot_string
 
 
 def readable(x: float) -> str:
     """A threshold or value at readable precision (6 significant digits)."""
     return f"{x:.6g}"
+
+
+def count_text(n: float) -> str:
+    """A node's sample count for pictures: ``n = 12``; a weighted count rounded, ``n ≈ 1``."""
+    return f"n = {n:.0f}" if float(n).is_integer() else f"n ≈ {n:.0f}"
 
 
 def split_subject(model: Model, tree, node: int) -> str:
@@ -92,10 +98,6 @@ def model_text(model: Model) -> str:
     return "".join(parts)
 
 
-def _q(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False)
-
-
 def model_dot(model: Model) -> str:
     out = ["digraph rulekit {", '  node [shape=box, style="rounded", fontname="Helvetica"];',
            '  edge [fontname="Helvetica"];']
@@ -104,15 +106,17 @@ def model_dot(model: Model) -> str:
         for node, a in tree.nodes(data=True):
             if a["kind"] == "leaf":
                 label = leaf_label(model, a["value"])
-                out.append(f"  {prefix}{node} [label={_q(label)}, style=\"rounded,filled\", fillcolor=\"#e8f4ea\"];")
+                out.append(f"  {prefix}{node} [label={dot_string(label)}, style=\"rounded,filled\", "
+                           f"fillcolor=\"#e8f4ea\"];")
             else:
                 name = (model.features[a["feature"]].name if a["kind"] != "linear" else "linear")
-                extra = f"\\nn={readable(a['n_samples'])}" if a.get("n_samples") is not None else ""
-                out.append(f"  {prefix}{node} [label={_q(name)[:-1]}{extra}\"];")
+                n = a.get("n_samples")
+                extra = "\\n" + count_text(n).replace(" ", "") if n is not None else ""
+                out.append(f"  {prefix}{node} [label={dot_string(name)[:-1]}{extra}\"];")
         for node in tree.nodes:
             if tree.nodes[node]["kind"] == "leaf":
                 continue
             for child, lab in zip(children_by_branch(tree, node), branch_labels(model, tree, node)):
-                out.append(f"  {prefix}{node} -> {prefix}{child} [label={_q(lab)}];")
+                out.append(f"  {prefix}{node} -> {prefix}{child} [label={dot_string(lab)}];")
     out.append("}")
     return "\n".join(out) + "\n"

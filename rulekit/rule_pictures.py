@@ -2,15 +2,17 @@
 
 Each rule shows its condition (short text from :mod:`rulekit.rules.text`), its conclusion in its
 class colour (the same palette as tree pictures), and, when the rule carries statistics, a bar for
-its coverage and its confidence.
+its coverage and its confidence. Long conditions wrap onto more lines (nothing is cut off), and each
+rule's card has its full text as a tooltip. Names are escaped by :mod:`rulekit.picture_text`.
 """
 
 from __future__ import annotations
 
-import json
-from html import escape
+import textwrap
 
-from rulekit.pictures import PALETTE, _mermaid_text, _mix
+from rulekit.picture_text import dot_string, mermaid_text, visible, xml_text
+from rulekit.pictures import PALETTE, _mix
+from rulekit.render import count_text
 from rulekit.rules import text as rtext
 from rulekit.rules.base import Conclusion, RuleBase
 
@@ -38,33 +40,42 @@ def _rows(rb: RuleBase):
         yield ("default", "otherwise", rtext.conclusion(rb.default), _colour(rb, rb.default), {})
 
 
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken at spaces (long words split)."""
+    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+
+
 def rules_svg(rb: RuleBase) -> str:
-    rows = list(_rows(rb))
-    char_w, row_h, pad = 7.0, 44, 10
+    rows = [(visible(rid), visible(cond), visible(concl), colour, stats)
+            for rid, cond, concl, colour, stats in _rows(rb)]
+    char_w, line_h, pad = 7.0, 16, 10
     id_w = max(len(r[0]) for r in rows) * char_w + 2 * pad
     cond_w = min(900.0, max(len(r[1]) for r in rows) * char_w + 2 * pad)
+    per_line = max(8, int((cond_w - 2 * pad) / char_w))
     concl_w = max(len(r[2]) for r in rows) * char_w + 2 * pad + 20
     bar_w = 160
     width = id_w + cond_w + concl_w + bar_w + 4 * pad
-    height = row_h * (len(rows) + 1) + pad
+    wrapped = [_wrap(r[1], per_line) for r in rows]
+    heights = [max(44, 26 + line_h * (len(lines) - 1) + 18) for lines in wrapped]
+    height = 44 + sum(heights) + pad
     n_max = max([r[4].get("n", 0) for r in rows] + [1])
-    head = (f"{rb.name}: {len(rb.rules)} rules, {rb.semantics}"
+    head = (f"{rb.name}: {len(rb.rules)} {'rule' if len(rb.rules) == 1 else 'rules'}, {rb.semantics}"
             + (f", target {rb.target}" if rb.target else ""))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
            f'font-family="Helvetica, Arial, sans-serif" font-size="12">',
            '<rect width="100%" height="100%" fill="white"/>',
-           f'<text x="{pad}" y="26" font-size="14" font-weight="bold">{escape(head)}</text>']
-    for i, (rid, cond, concl, colour, stats) in enumerate(rows):
-        y = row_h * (i + 1)
+           f'<text x="{pad}" y="26" font-size="14" font-weight="bold">{xml_text(head)}</text>']
+    y = 44
+    for i, ((rid, cond, concl, colour, stats), lines, row_h) in enumerate(zip(rows, wrapped, heights)):
+        out.append(f"<g><title>{xml_text(rid)}: {xml_text(cond)} \u2192 {xml_text(concl)}</title>")
         if i % 2 == 0:
             out.append(f'<rect x="0" y="{y}" width="{width:.0f}" height="{row_h}" fill="#f7f7f7"/>')
-        cond_text = cond if len(cond) * char_w < cond_w else cond[: int(cond_w / char_w) - 2] + "…"
-        out.append(f'<text x="{pad}" y="{y + 26}" font-weight="bold">{escape(rid)}</text>')
-        out.append(f'<text x="{id_w + pad}" y="{y + 26}">{escape(cond_text)}</text>'
-                   f'<title>{escape(cond)}</title>')
+        out.append(f'<text x="{pad}" y="{y + 26}" font-weight="bold">{xml_text(rid)}</text>')
+        for k, line in enumerate(lines):  # the whole condition, wrapped: nothing is cut off
+            out.append(f'<text x="{id_w + pad}" y="{y + 26 + line_h * k}">{xml_text(line)}</text>')
         x = id_w + cond_w + 2 * pad
         out.append(f'<rect x="{x}" y="{y + 12}" width="14" height="18" rx="3" fill="{colour}"/>')
-        out.append(f'<text x="{x + 20}" y="{y + 26}">{escape(concl)}</text>')
+        out.append(f'<text x="{x + 20}" y="{y + 26}">{xml_text(concl)}</text>')
         if stats.get("n"):
             bx = x + concl_w
             frac = stats["n"] / n_max
@@ -72,8 +83,10 @@ def rules_svg(rb: RuleBase) -> str:
             out.append(f'<rect x="{bx}" y="{y + 10}" width="{bar_w}" height="10" fill="#eee"/>')
             out.append(f'<rect x="{bx}" y="{y + 10}" width="{bar_w * frac:.1f}" height="10" '
                        f'fill="{_mix(colour, 0.8)}"/>')
-            label = f"n={stats['n']:.0f}" + (f", conf {conf:.3f}" if conf is not None else "")
-            out.append(f'<text x="{bx}" y="{y + 34}" font-size="10" fill="#555">{escape(label)}</text>')
+            label = count_text(stats["n"]).replace(" ", "") + (f", conf {conf:.3f}" if conf is not None else "")
+            out.append(f'<text x="{bx}" y="{y + 34}" font-size="10" fill="#555">{xml_text(label)}</text>')
+        out.append("</g>")
+        y += row_h
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -84,10 +97,11 @@ def rules_mermaid(rb: RuleBase) -> str:
     out = ["flowchart TD"]
     ordered = rb.semantics == "first-hit" and rb.combiner is None
     for i, (rid, cond, concl, colour, _) in enumerate(rows):
-        out.append(f'  q{i}{{"{_mermaid_text(rid + ": " + cond)}"}}')
-        out.append(f'  c{i}(["{_mermaid_text(concl)}"])')
+        out.append(f'  q{i}{{"{mermaid_text(rid + ": " + cond)}"}}')
+        out.append(f'  c{i}(["{mermaid_text(concl)}"])')
         out.append(f"  style c{i} fill:{_mix(colour, 0.7)}")
-        out.append(f'  q{i} -->|"{"yes" if cond != "otherwise" else ""}"| c{i}')
+        out.append(f'  q{i} -->|"yes"| c{i}' if cond != "otherwise" else f"  q{i} --> c{i}")  # no |""|:
+        # Mermaid's grammar rejects an empty edge label
         if ordered and i + 1 < len(rows):
             out.append(f'  q{i} -->|"no"| q{i + 1}')
     return "\n".join(out) + "\n"
@@ -95,12 +109,11 @@ def rules_mermaid(rb: RuleBase) -> str:
 
 def rules_dot(rb: RuleBase) -> str:
     rows = list(_rows(rb))
-    q = lambda s: json.dumps(s, ensure_ascii=False)  # noqa: E731 - dot accepts JSON-style strings
     out = ["digraph rules {", '  node [fontname="Helvetica", shape=box, style=rounded];', "  rankdir=TB;"]
     ordered = rb.semantics == "first-hit" and rb.combiner is None
     for i, (rid, cond, concl, colour, _) in enumerate(rows):
-        out.append(f"  q{i} [label={q(rid + ': ' + cond)}];")
-        out.append(f'  c{i} [label={q(concl)}, style="rounded,filled", fillcolor="{_mix(colour, 0.7)}"];')
+        out.append(f"  q{i} [label={dot_string(rid + ': ' + cond)}];")
+        out.append(f'  c{i} [label={dot_string(concl)}, style="rounded,filled", fillcolor="{_mix(colour, 0.7)}"];')
         out.append(f'  q{i} -> c{i} [label="yes"];')
         if ordered and i + 1 < len(rows):
             out.append(f'  q{i} -> q{i + 1} [label="no"];')
