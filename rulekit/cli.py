@@ -177,11 +177,17 @@ def import_(file: Path = typer.Argument(
 
 
 @app.command()
-def rules(model: Path = typer.Argument(..., help="a rulekit model file"),
+def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --induce: a CSV of data)"),
           prune_data: Optional[Path] = typer.Option(None, "--prune-data",
                                                     help="CSV with the target column: prune, order by class"),
           prune: Optional[str] = typer.Option(
-              None, "--prune", help="pessimistic (default with --prune-data) or reduced-error"),
+              None, "--prune", help="default with --prune-data: reduced-error on the tree, then each rule "
+                                    "generalised by pessimistic error; or pessimistic, reduced-error (rules only)"),
+          select: str = typer.Option("mdl", "--select",
+                                     help="mdl: keep each class's rules of shortest description; none: keep all"),
+          induce: bool = typer.Option(False, "--induce",
+                                      help="learn rules from the data file MODEL directly (needs --target)"),
+          target: Optional[str] = typer.Option(None, "--target", help="with --induce: the class column"),
           dnf: bool = typer.Option(False, "--dnf", help="merge into one rule per class"),
           order: Order = typer.Option(Order.first_hit, "--order",
                                    help="first-hit: the first rule that fires decides; vote: all that fire"),
@@ -194,7 +200,8 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file"),
     if prune not in (None, "pessimistic", "reduced-error"):
         raise RulekitError(f"--prune must be pessimistic or reduced-error (got {prune!r})")
     raise typer.Exit(_run(quiet, cmd.run, model=model, prune_data=prune_data, dnf=dnf,
-                          order=order.value, output=output, prune=prune, na_values=na_values))
+                          order=order.value, output=output, prune=prune, na_values=na_values,
+                          select=select, induce=induce, target=target))
 
 
 @app.command()

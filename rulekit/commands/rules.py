@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from rulekit import progress
@@ -14,14 +15,27 @@ from rulekit.util import count
 
 
 def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: Path,
-        prune: str | None = None, quiet: bool = False, na_values: str | None = None) -> int:
+        prune: str | None = None, quiet: bool = False, na_values: str | None = None,
+        select: str = "mdl", induce: bool = False, target: str | None = None) -> int:
     """Without ``--prune-data`` the rules predict exactly what the model predicts; with it, rules are
-    pruned (``prune``: C4.5rules' pessimistic error on that data by default, or reduced-error with
-    that data as the pruning set) and ordered by class with a default."""
+    pruned and ordered by class with a default. By default (no ``prune``) a single tree is first
+    pruned by reduced error on that data, then each path rule is generalised by C4.5rules'
+    pessimistic error and each class's rules are chosen by MDL (``select="none"``: all kept);
+    ``prune="reduced-error"`` prunes the rules on that data instead. ``induce``: MODEL is a data
+    file and the rules are learned from it directly (sequential covering, ``target`` its class).
+    Every step's rules, conditions and pruning-data accuracy go to stderr unless ``quiet``."""
     from rulekit import dsl
     from rulekit.rules import to_rules
     from rulekit.rules.boxes import count_literals
+    from rulekit.rules.steps import Steps
 
+    if select not in ("mdl", "none"):
+        raise RulekitError(f"--select must be mdl or none (got {select!r})")
+    if induce:
+        return _induce(data=model, target=target, output=output, quiet=quiet, dnf=dnf, order=order,
+                       select=select, prune_data=prune_data)
+    if target is not None:
+        raise RulekitError("--target names the class column of DATA with --induce; a model knows its target")
     check_output_path(output)
     check_distinct(output, model=model, prune_data=prune_data)
     obj = load_source(model)
@@ -38,13 +52,71 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     if data is not None:
         check_prune_data(data, obj)
     method = (prune or "pessimistic") if data is not None else None
+    steps = Steps()
     doing = "extracting" + (f" and pruning ({method})" if method else "") + " rules"
     with progress.phase(f"{doing} from {describe(obj)}"):
         with located(data or {}, obj.features):
-            rb = to_rules(obj, prune=method, prune_data=data, dnf=dnf, order=order)
+            rb = to_rules(obj, prune=method, prune_data=data, dnf=dnf, order=order,
+                          mdl=select == "mdl" if method else None,
+                          tree_prune=prune is None and data is not None, steps=steps)
     with progress.phase(f"writing {output} ({describe(rb)})"):
         text = dsl.dumps(rb)
         write_atomic(output, text)
+    if not quiet:
+        for line in steps.lines():
+            print(f"rulekit: {line}", file=sys.stderr)
+    if data is not None:
+        _warn_collapse(rb, steps, len(next(iter(data.values()))), select, prune)
+    if not quiet and not is_stdout(output):
+        n_lit = sum(count_literals(r.condition) for r in rb.rules)
+        report_written(output, f"{count(len(rb.rules), 'rule')}, {count(n_lit, 'condition')}")
+    return 0
+
+
+def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None) -> None:
+    """One line on stderr (even with -q: the result is probably not what was asked for) when
+    pruning left no rule: every case takes the default class."""
+    if rb.rules:
+        return
+    label = rb.default.label if rb.default is not None else None
+    before = next((s for s in steps.items if s.rules), None)
+    why = (f"pruning removed all {before.rules} rules: on the {n_rows} pruning rows no rule did better "
+           f"than predicting {label!r} for everything") if before else "the tree has a single leaf"
+    hints = [h for h in ("--select none" if select == "mdl" else "",
+                         "--prune reduced-error" if prune != "reduced-error" else "",
+                         "more pruning rows") if h]
+    print(f"rulekit: warning: the rule base is only the default class {label!r}: {why}; "
+          f"try {', '.join(hints)}", file=sys.stderr)
+
+
+def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: bool, order: str,
+            select: str, prune_data: Path | None) -> int:
+    """``rules DATA --target y --induce``: sequential covering on DATA (RuleInducer)."""
+    from rulekit import dsl
+    from rulekit.commands.fit import _split
+    from rulekit.rules import to_rules
+    from rulekit.rules.boxes import count_literals
+    from rulekit.rules.induction import RuleInducer
+
+    if target is None:
+        raise RulekitError("--induce learns from a data file: name its class column with --target")
+    if prune_data is not None:
+        raise RulekitError("--induce holds out its own pruning cases: drop --prune-data")
+    check_output_path(output)
+    check_distinct(output, data=data)
+    X, y, _ = _split(data, target, "classification", quiet)
+    with progress.phase(f"learning rules from {data}"):
+        rb = RuleInducer(mdl=select == "mdl", random_state=0).fit(X, y).rule_base_
+        if dnf:
+            rb = to_rules(rb, dnf=True)
+        if order == "vote":
+            rb = rb.model_copy(update={"semantics": "vote"})
+    with progress.phase(f"writing {output} ({describe(rb)})"):
+        write_atomic(output, dsl.dumps(rb))
+    if not rb.rules:
+        label = rb.default.label if rb.default is not None else None
+        print(f"rulekit: warning: no rule beat predicting {label!r} for every case; "
+              f"try --select none or more data", file=sys.stderr)
     if not quiet and not is_stdout(output):
         n_lit = sum(count_literals(r.condition) for r in rb.rules)
         report_written(output, f"{count(len(rb.rules), 'rule')}, {count(n_lit, 'condition')}")

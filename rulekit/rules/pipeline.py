@@ -1,6 +1,6 @@
 """``to_rules``: a model (or rule base) through extraction and the rule passes, as the ``rules`` command runs them.
 
-    extract -> simplify -> [prune] -> [dnf] -> [order] -> [statistics]
+    [tree reduced-error] -> extract -> simplify -> [prune] -> [select] -> [dnf] -> [order] -> [statistics]
 
 Without pruning or DNF merging the result predicts exactly what the model predicts, probabilities
 included. Pruning and DNF merging trade that for readability (C4.5rules, seed 002): they keep the
@@ -17,12 +17,14 @@ from rulekit.errors import RulekitError
 from rulekit.ir.model import Model
 from rulekit.rules.base import RuleBase
 from rulekit.rules.extract import extract
+from rulekit.rules.steps import Steps
 
 
 def to_rules(model: Model | RuleBase, *, simplify: bool = True,
              prune: Literal["pessimistic", "reduced-error"] | None = None, prune_data: Any = None,
              dnf: bool = False, order: Literal["first-hit", "vote"] = "first-hit", mdl: bool | None = None,
-             cf: float = 0.25, positive: Any = None, stats: bool = True, name: str | None = None) -> RuleBase:
+             cf: float = 0.25, positive: Any = None, stats: bool = True, name: str | None = None,
+             tree_prune: bool = False, steps: Steps | None = None) -> RuleBase:
     """A rule base from ``model``.
 
     ``simplify``    exact condition simplification (one interval per feature, merged sets, ...);
@@ -36,6 +38,10 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
                     on when pruning, off otherwise.
     ``positive``    keep only the rules of this class; every other case takes the default.
     ``stats``       with data, store coverage/errors/confidence/... in each rule's ``stats``.
+    ``tree_prune``  first prune the tree by reduced error on ``prune_data`` (never more errors there),
+                    so that C4.5rules starts from paths the data supports (the ``rules`` command's
+                    default with pruning data); skipped for trees without class counts on splits.
+    ``steps``       a :class:`~rulekit.rules.steps.Steps` that records what each pass did.
     """
     if mdl is None:
         mdl = prune is not None
@@ -43,6 +49,16 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
         raise RulekitError(f"unknown pruning method {prune!r} (use pessimistic or reduced-error)")
     if order not in ("first-hit", "vote"):
         raise RulekitError(f"unknown rule order {order!r} (use first-hit or vote)")
+    X = y = None
+    if prune_data is not None and tree_prune and isinstance(model, Model) and _prunable(model):
+        from rulekit.rules.tree_prune import reduced_error as _tree_rep  # noqa: PLC0415
+
+        X, y = split_data(prune_data, model)
+        if steps is not None:
+            steps.model("tree", model, X, y)
+        model, _ = _tree_rep(model, X, y)
+        if steps is not None:
+            steps.model("tree reduced-error pruning", model, X, y)
     if isinstance(model, RuleBase):
         rb = model
     else:
@@ -58,8 +74,7 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
         from rulekit.rules.simplify import simplify as _simplify  # noqa: PLC0415
 
         rb = _simplify(rb)
-    X = y = None
-    if prune_data is not None:
+    if prune_data is not None and X is None:
         X, y = split_data(prune_data, rb)
     reshaping = bool(prune or dnf or positive is not None or mdl)
     if reshaping and rb.combiner is not None:
@@ -71,21 +86,64 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
             raise RulekitError(f"{prune} pruning needs data (prune_data / --prune-data)")
         from rulekit.rules import prune as _prune  # noqa: PLC0415
 
+        if steps is not None:
+            steps.rules("rules from the tree", rb, X, y)
         if prune == "pessimistic":
             rb = _prune.pessimistic(rb, X, y, cf=cf)
         else:
             rb = _prune.reduced_error(rb, X, y)
+        if steps is not None:
+            steps.rules(f"{prune} pruning of each rule", rb, X, y)
+        pruned = rb
         rb = _prune.organize(rb, X, y, mdl=mdl, positive=positive)
+        if prune == "reduced-error" and positive is None and _accuracy(rb, X, y) < _accuracy(pruned, X, y):
+            rb = pruned  # reduced error never loses accuracy on its pruning set: keep its own order
+        if steps is not None:
+            steps.rules("classes ordered, default chosen" + (", MDL subset per class" if mdl else ""),
+                        rb, X, y)
     if dnf or (positive is not None and not prune):
         from rulekit.rules.dnf import dnf as _dnf  # noqa: PLC0415
 
         rb = _dnf(rb, X, y, mdl=bool(mdl and not prune), positive=positive, merge=dnf)
+        if steps is not None and X is not None:
+            steps.rules("one rule per class (DNF)" if dnf else f"rules of class {positive!r}", rb, X, y)
+    rb = drop_catch_all(rb)
     if order == "vote" and rb.semantics != "vote":
         rb = rb.model_copy(update={"semantics": "vote"})
     if stats and X is not None:
         from rulekit.rules.stats import annotate  # noqa: PLC0415
 
         rb = annotate(rb, X, y)
+    return rb
+
+
+def _accuracy(rb: RuleBase, X: Any, y: Any) -> float:
+    return float(np.mean(np.asarray(rb.predict(X), dtype=object) == np.asarray(y, dtype=object)))
+
+
+def _prunable(model: Model) -> bool:
+    """A single classification tree whose splits carry their training class distribution."""
+    if model.task != "classification" or len(model.trees) != 1:
+        return False
+    K = len(model.classes or ())
+    return all(len(a.get("value") or ()) == K for _, a in model.graph.nodes(data=True))
+
+
+def drop_catch_all(rb: RuleBase) -> RuleBase:
+    """A first-hit rule whose condition always holds becomes the default; rules after it go (they
+    could never fire): no ``if true`` rule in front of an unreachable default."""
+    if rb.semantics != "first-hit" or rb.combiner is not None:
+        return rb
+    from rulekit.rules.boxes import Schema, TooComplex, condition_boxes  # noqa: PLC0415
+
+    schema = Schema(rb)
+    for i, r in enumerate(rb.rules):
+        try:
+            boxes = condition_boxes(r.condition, schema, limit=64)
+        except TooComplex:
+            continue
+        if any(not b.items for b in boxes):
+            return rb.model_copy(update={"rules": rb.rules[:i], "default": r.conclusion})
     return rb
 
 

@@ -1,0 +1,402 @@
+"""Planted concepts and real data: does a rule learner find the concept? (issue #17)
+
+    python bench/bench_concepts.py [--quick] [--paths default,best,induce] [--peers ripper,tree,figs]
+
+Concepts (``rulekit.testing.concepts``): nominal DNF (2-6 terms of 1-4 literals, negated literals,
+overlapping terms, 2-6 values per feature, 5-20 irrelevant features, 0-15% label noise, 10-50%
+positives), numeric axis-parallel boxes, one oblique boundary; trained on noisy labels, scored on
+clean ones. Real data: scikit-learn's breast_cancer, wine, iris and digits (one class against the
+rest), 5-fold CV. Columns: clean-label accuracy, concept recovered exactly (every point of the
+finite domain agrees), rules, literals (every atomic test counts, ``is missing`` too), seconds.
+
+rulekit paths, run through the CLI's own functions on CSV files:
+``default``  ``rulekit fit train.csv --target y`` then ``rulekit rules m.json --prune-data prune.csv --dnf``;
+``best``     ``fit --prune cost-complexity --prune-data prune.csv`` then the same ``rules``;
+``induce``   ``rulekit rules train.csv --target y --induce`` (RuleInducer, RIPPER optimisation).
+Peers in the same run: wittgenstein RIPPER, scikit-learn's tree with ccp_alpha chosen on the
+prune split, imodels FIGS (when installed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from rulekit.testing import concepts as C  # noqa: E402
+
+NOISE_GOAL = 0.10
+
+
+# --- counting ----------------------------------------------------------------------------------------
+
+
+def atoms(cond) -> int:
+    """Atomic tests in a condition: every comparison, set test, linear test and ``is missing``."""
+    from rulekit.rules.base import And, Not, Or
+
+    total, stack = 0, [cond]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (And, Or)):
+            stack.extend(node.items)
+        elif isinstance(node, Not):
+            stack.append(node.item if hasattr(node, "item") else node.items[0])
+        else:
+            total += 1
+    return total
+
+
+def rb_size(rb) -> tuple[int, int, set[str]]:
+    from rulekit.rules.base import Or
+
+    terms = sum(len(r.condition.items) if isinstance(r.condition, Or) else 1 for r in rb.rules)
+    used: set[str] = set()
+    stack = [r.condition for r in rb.rules]
+    while stack:
+        node = stack.pop()
+        if hasattr(node, "items"):
+            stack.extend(node.items)
+        elif hasattr(node, "item"):
+            stack.append(node.item)
+        if getattr(node, "feature", None) is not None:
+            used.add(node.feature)
+        for _, name in getattr(node, "terms", ()) or ():
+            used.add(name)
+    return terms, sum(atoms(r.condition) for r in rb.rules), used
+
+
+# --- rulekit through its CLI functions ---------------------------------------------------------------------
+
+
+def _csv(path: Path, X: pd.DataFrame, y) -> Path:
+    df = X.copy()
+    df["y"] = np.asarray(y)
+    df.to_csv(path, index=False)
+    return path
+
+
+def _quiet():
+    return contextlib.redirect_stdout(io.StringIO())
+
+
+def rulekit_path(path: str, tmp: Path, train: Path, prune: Path):
+    """The rule base a CLI path writes (loaded back from its rules file)."""
+    import rulekit
+    from rulekit.commands import fit, rules
+
+    model, out = tmp / f"{path}.json", tmp / f"{path}.rules"
+    with _quiet(), contextlib.redirect_stderr(io.StringIO()):
+        if path == "induce":
+            rules.run(model=train, target="y", induce=True, prune_data=None, dnf=False, order="first-hit",
+                      output=out, quiet=True)
+            return rulekit.load(out)
+        kw = dict(data=train, target="y", algorithm="cart", task=None, criterion=None, max_depth=None,
+                  min_samples_leaf=1, prune="none", prune_data=None, ensemble=None, n_trees=100, seed=0,
+                  output=model, quiet=True)
+        if path == "best":
+            kw.update(prune="cost-complexity", prune_data=prune)
+        fit.run(**kw)
+        rules.run(model=model, prune_data=prune, dnf=True, order="first-hit", output=out, quiet=True)
+    return rulekit.load(out)
+
+
+def _encoded(X: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
+    """One-hot nominal columns (categories of ``ref``) for learners that take numbers only."""
+    out = {}
+    for c in ref.columns:
+        if not pd.api.types.is_numeric_dtype(ref[c]):
+            for v in sorted(set(ref[c])):
+                out[f"{c}=={v}"] = (X[c] == v).to_numpy(np.float64)
+        else:
+            out[c] = X[c].to_numpy(np.float64)
+    return pd.DataFrame(out)
+
+
+def _base(name: str) -> str:
+    return name.split("==")[0]
+
+
+# --- peers -----------------------------------------------------------------------------------------------
+
+
+def ripper(Xt, yt, Xp, yp, pos=1):
+    import wittgenstein as lw
+
+    clf = lw.RIPPER(random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(Xt, np.asarray(yt), pos_class=pos)
+    rules = clf.ruleset_.rules
+    used = {c.feature for r in rules for c in r.conds}
+    lits = sum(len(r.conds) for r in rules)
+
+    def predict(X):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.where(np.asarray(clf.predict(X), bool), pos, 1 - pos) if pos in (0, 1) else None
+    return predict, len(rules), lits, used
+
+
+def tree_ccp(Xt, yt, Xp, yp, pos=None):
+    """scikit-learn's tree, ccp_alpha chosen on the prune split (leaves = rules, depth = literals)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    Et, Ep = _encoded(Xt, Xt), _encoded(Xp, Xt)
+    path = DecisionTreeClassifier(random_state=0).cost_complexity_pruning_path(Et, yt)
+    alphas = np.unique(path.ccp_alphas)
+    if alphas.size > 60:
+        alphas = alphas[np.linspace(0, alphas.size - 1, 60).astype(int)]
+    best = None
+    for a in alphas:
+        m = DecisionTreeClassifier(random_state=0, ccp_alpha=float(a)).fit(Et, yt)
+        s = (m.predict(Ep) == np.asarray(yp)).mean()
+        if best is None or s >= best[0]:
+            best = (s, m)
+    m = best[1]
+    t = m.tree_
+    leaves = int((t.children_left < 0).sum())
+    depth_sum, stack = 0, [(0, 0)]
+    while stack:
+        node, d = stack.pop()
+        if t.children_left[node] < 0:
+            depth_sum += d
+        else:
+            stack += [(t.children_left[node], d + 1), (t.children_right[node], d + 1)]
+    used = {_base(str(Et.columns[f])) for f in t.feature if f >= 0}
+    return (lambda X: m.predict(_encoded(X, Xt))), leaves, depth_sum, used
+
+
+def figs(Xt, yt, Xp, yp, pos=None):
+    from imodels import FIGSClassifier
+
+    Et = _encoded(Xt, Xt)
+    m = FIGSClassifier(max_rules=12).fit(Et, np.asarray(yt))
+    splits = sum(1 for t in m.trees_ for _ in _nodes(t) if _.left is not None)
+    used = {_base(str(Et.columns[n.feature])) for t in m.trees_ for n in _nodes(t) if n.left is not None}
+    return (lambda X: m.predict(_encoded(X, Xt))), len(m.trees_), splits, used
+
+
+def _nodes(root):
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack += [c for c in (n.left, n.right) if c is not None]
+
+
+PEERS = {"RIPPER": ripper, "sklearn tree (ccp tuned)": tree_ccp, "imodels FIGS": figs}
+
+
+# --- runs ---------------------------------------------------------------------------------------------
+
+
+def concept_cases(quick: bool) -> list[tuple[str, C.Concept]]:
+    n_nom = 6 if quick else 24
+    cases = [("nominal", C.nominal_dnf(s)) for s in range(n_nom)]
+    cases += [("boxes", C.numeric_boxes(s)) for s in range(2 if quick else 4)]
+    cases += [("oblique", C.oblique(0))]
+    return cases
+
+
+def run_concepts(quick: bool, paths: list[str], peers: list[str]) -> list[dict]:
+    sizes = (1500, 500, 2000) if quick else (3000, 1000, 4000)
+    out = []
+    for family, concept in concept_cases(quick):
+        rng = np.random.default_rng(hash(concept.name) % (1 << 32))
+        Xt, yt = concept.sample(sizes[0], rng)
+        Xp, yp = concept.sample(sizes[1], rng)
+        Xs, ys = concept.sample(sizes[2], rng, noisy=False)
+        with tempfile.TemporaryDirectory() as d:
+            tmp = Path(d)
+            train, prune = _csv(tmp / "train.csv", Xt, yt), _csv(tmp / "prune.csv", Xp, yp)
+            Xs_read = pd.read_csv(_csv(tmp / "test.csv", Xs, ys)).drop(columns="y")
+            for p in paths:
+                t0 = time.perf_counter()
+                try:
+                    rb = rulekit_path(p, tmp, train, prune)
+                except Exception as err:  # noqa: BLE001 - a failed path is a row, not a crash
+                    out.append(_row(family, concept, f"rulekit {p}", None, None, None, None, None, str(err)))
+                    continue
+                dt = time.perf_counter() - t0
+                terms, lits, used = rb_size(rb)
+                acc = float((np.asarray(rb.predict(Xs_read)).astype(np.int64) == ys).mean())
+                rec = C.recovered(concept, lambda X: rb.predict(X), used)
+                out.append(_row(family, concept, f"rulekit {p}", acc, rec, terms, lits, dt))
+        for name in peers:
+            t0 = time.perf_counter()
+            try:
+                predict, n_rules, lits, used = PEERS[name](Xt, yt, Xp, yp)
+            except ImportError:
+                continue
+            dt = time.perf_counter() - t0
+            acc = float((np.asarray(predict(Xs)) == ys).mean())
+            rec = C.recovered(concept, predict, used)
+            out.append(_row(family, concept, name, acc, rec, n_rules, lits, dt))
+    return out
+
+
+def _row(family, concept, learner, acc, rec, rules, lits, dt, error=None):
+    return {"family": family, "concept": concept.name, "noise": concept.noise, "planted": concept.literals,
+            "learner": learner, "acc": acc, "exact": rec, "rules": rules, "literals": lits, "time": dt,
+            "error": error}
+
+
+def real_cases():
+    from sklearn import datasets
+
+    out = []
+    for name in ("breast_cancer", "wine", "iris", "digits"):
+        d = getattr(datasets, f"load_{name}")()
+        X = pd.DataFrame(d.data, columns=[f"f{j}" for j in range(d.data.shape[1])])
+        if name == "breast_cancer":
+            out.append((name, X, d.target))
+        else:
+            # one-vs-rest: the class the learners find hardest to tell apart is not chosen; class 0
+            out.append((f"{name} (class 1 vs rest)", X, (d.target == 1).astype(int)))
+    return out
+
+
+def run_real(quick: bool, paths: list[str], peers: list[str]) -> list[dict]:
+    from sklearn.model_selection import StratifiedKFold, train_test_split
+
+    out = []
+    for name, X, y in real_cases():
+        folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+        if quick:
+            folds = folds[:2]
+        acc: dict[str, list] = {}
+        for tr, te in folds:
+            a, b = train_test_split(tr, test_size=0.25, random_state=0, stratify=y[tr])
+            Xt, yt, Xp, yp = X.iloc[a], y[a], X.iloc[b], y[b]
+            with tempfile.TemporaryDirectory() as d:
+                tmp = Path(d)
+                train, prune = _csv(tmp / "train.csv", Xt, yt), _csv(tmp / "prune.csv", Xp, yp)
+                full = _csv(tmp / "full.csv", X.iloc[tr], y[tr])
+                for p in paths:
+                    t0 = time.perf_counter()
+                    try:
+                        rb = rulekit_path(p, tmp, full if p == "induce" else train, prune)
+                    except Exception as err:  # noqa: BLE001
+                        acc.setdefault(f"rulekit {p}", []).append((np.nan, 0, 0, 0.0, str(err)))
+                        continue
+                    dt = time.perf_counter() - t0
+                    terms, lits, _ = rb_size(rb)
+                    s = float((np.asarray(rb.predict(X.iloc[te])).astype(np.int64) == y[te]).mean())
+                    acc.setdefault(f"rulekit {p}", []).append((s, terms, lits, dt, None))
+            for peer in peers:
+                t0 = time.perf_counter()
+                try:
+                    if peer == "RIPPER":
+                        predict, n, lits, _ = ripper(X.iloc[tr], y[tr], None, None)
+                    else:
+                        predict, n, lits, _ = PEERS[peer](Xt, yt, Xp, yp)
+                except ImportError:
+                    continue
+                dt = time.perf_counter() - t0
+                s = float((np.asarray(predict(X.iloc[te])) == y[te]).mean())
+                acc.setdefault(peer, []).append((s, n, lits, dt, None))
+        for learner, vals in acc.items():
+            arr = np.array([v[:4] for v in vals], float)
+            errs = [v[4] for v in vals if v[4]]
+            out.append({"family": "real", "concept": name, "noise": None, "planted": None, "learner": learner,
+                        "acc": float(np.nanmean(arr[:, 0])), "exact": None, "rules": float(arr[:, 1].mean()),
+                        "literals": float(arr[:, 2].mean()), "time": float(arr[:, 3].mean()),
+                        "error": errs[0] if errs else None})
+    return out
+
+
+def summary(rows: list[dict]) -> list[dict]:
+    """Per learner and family: mean accuracy, exact share, literals / planted, rules, time."""
+    out = []
+    learners = list(dict.fromkeys(r["learner"] for r in rows))
+    for fam in ("nominal", "boxes", "oblique", "real"):
+        for lr in learners:
+            sel = [r for r in rows if r["family"] == fam and r["learner"] == lr]
+            if fam == "nominal":
+                sel = [r for r in sel if r["noise"] <= NOISE_GOAL]
+            if not sel:
+                continue
+            ok = [r for r in sel if r["acc"] is not None and not (isinstance(r["acc"], float) and np.isnan(r["acc"]))]
+            ratio = [r["literals"] / r["planted"] for r in ok if r["planted"]]
+            out.append({"family": fam if fam != "nominal" else f"nominal (noise <= {NOISE_GOAL:.0%})",
+                        "learner": lr, "cases": len(sel),
+                        "acc": float(np.mean([r["acc"] for r in ok])) if ok else None,
+                        "exact": (f"{sum(bool(r['exact']) for r in ok)}/{len(sel)}" if fam != "real" else "-"),
+                        "rules": float(np.mean([r["rules"] for r in ok])) if ok else None,
+                        "literals": float(np.mean([r["literals"] for r in ok])) if ok else None,
+                        "lit/planted": float(np.median(ratio)) if ratio else None,
+                        "time": float(np.mean([r["time"] for r in ok])) if ok else None,
+                        "failed": len(sel) - len(ok)})
+    return out
+
+
+def table(rows: list[dict]) -> str:
+    if not rows:
+        return ""
+    keys = list(rows[0])
+    fmt = lambda v: "-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))  # noqa: E731
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    lines += ["| " + " | ".join(fmt(r[k]) for k in keys) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def run(quick: bool) -> list[dict]:
+    """bench/run.py's entry: one row per learner and family, goals on rulekit's default path."""
+    paths = ["default", "best", "induce"]
+    peers = list(PEERS)
+    rows = run_concepts(quick, paths, peers) + run_real(quick, paths, peers)
+    out = []
+    for s in summary(rows):
+        if not s["learner"].startswith("rulekit"):
+            continue
+        peer = "RIPPER"
+        pv = next((p for p in summary(rows) if p["family"] == s["family"] and p["learner"] == peer), None)
+        goal, ok = "", None
+        if s["learner"] == "rulekit default" and s["family"].startswith("nominal"):
+            n_ok, n = map(int, s["exact"].split("/"))
+            goal = ">= 80% exact, <= 1.3x planted literals, acc >= 0.97"
+            ok = n_ok >= 0.8 * n and (s["lit/planted"] or 9) <= 1.3 and (s["acc"] or 0) >= 0.97
+        out.append({"benchmark": f"concepts: {s['family']}, {s['learner']}", "metric": "accuracy / exact",
+                    "unit": "", "rulekit": s["acc"], "peer": peer, "peer_value": pv["acc"] if pv else None,
+                    "goal": goal + (f" (exact {s['exact']}, {s['literals']:.1f} literals)" if s["literals"] else ""),
+                    "ok": ok})
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--paths", default="default,best,induce")
+    ap.add_argument("--peers", default=",".join(PEERS))
+    ap.add_argument("--no-real", action="store_true")
+    ap.add_argument("--no-concepts", action="store_true")
+    ap.add_argument("--detail", action="store_true", help="also print one row per concept and learner")
+    args = ap.parse_args(argv)
+    paths = [p for p in args.paths.split(",") if p]
+    peers = [p for p in args.peers.split(",") if p]
+    rows = []
+    if not args.no_concepts:
+        rows += run_concepts(args.quick, paths, peers)
+    if not args.no_real:
+        rows += run_real(args.quick, paths, peers)
+    if args.detail:
+        print(table(rows))
+        print()
+    print(table(summary(rows)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
