@@ -1,4 +1,9 @@
-"""Print a RuleBase as canonical DSL text (``dumps``); ``loads(dumps(rb)) == rb`` for every rule base.
+"""Print a RuleBase as canonical DSL text (``dumps``).
+
+By default the text is the readable form (:mod:`rulekit.dsl.readable`: thresholds as the shortest
+decimal that is the same test, statistics to 4 significant digits), so
+``loads(dumps(rb)) == readable(rb)``, which fires on exactly the same rows; with ``exact=True``
+``loads(dumps(rb, exact=True)) == rb`` for every rule base.
 
 Layout: header comments, the header (rulebase, target, features, semantics, precision, combiner,
 default), a blank line, the rules (a ``group N`` line where the group changes), footer comments.
@@ -16,6 +21,7 @@ import math
 from rulekit.dsl.build import MAX_DEPTH
 from rulekit.dsl.grammar import CONDITION_WORDS, LABEL_WORDS, NO_WORDS, VALUE_WORDS, all_words
 from rulekit.dsl.literals import name, number, rule_id, typed
+from rulekit.dsl.readable import readable
 from rulekit.errors import ExportError
 from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule, RuleBase
 
@@ -24,8 +30,10 @@ INDENT = "    "
 _FLIP = {">": "<", ">=": "<="}
 
 
-def dumps(rb: RuleBase) -> str:
-    """The canonical text of ``rb`` (ends with a newline)."""
+def dumps(rb: RuleBase, *, exact: bool = False) -> str:
+    """The canonical text of ``rb`` (ends with a newline); readable unless ``exact``."""
+    if not exact:
+        rb = readable(rb)
     out: list[str] = []
     for c in rb.comments:
         out.extend(_comment_lines(c))

@@ -151,7 +151,7 @@ def check_total(text: str) -> None:
         str(err)
         return
     try:
-        again = dsl.dumps(rb)
+        again = dsl.dumps(rb, exact=True)
     except dsl.RulesSyntaxError:  # pragma: no cover - dumps never raises this
         raise
     except Exception as err:  # noqa: BLE001 - only the documented "too deep" refusal is allowed

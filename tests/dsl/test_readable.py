@@ -1,0 +1,156 @@
+"""The readable text (dumps' default): same tests, short thresholds, 4-digit statistics, exact meaning."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rulekit
+from rulekit import dsl, semantics
+from rulekit.dsl.readable import readable, round_stat, short_threshold, significant_digits
+from rulekit.ir.model import Feature
+from rulekit.rules.base import And, Compare, Conclusion, Linear, Not, Or, Rule, RuleBase
+from rulekit.testing.strategies import rule_bases, strict_repr
+
+
+def examples(n: int) -> settings:
+    return settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def _literals(node) -> list:
+    out, stack = [], [node]
+    while stack:
+        x = stack.pop()
+        if type(x) in (And, Or):
+            stack.extend(reversed(x.items))
+        elif type(x) is Not:
+            stack.append(x.item)
+        else:
+            out.append(x)
+    return out
+
+
+def _same_test(a, b, precision: str) -> bool:
+    if type(a) is not Compare or type(a.value) is not float or a == b:
+        return a == b
+    if (a.feature, a.op) != (b.feature, b.op):
+        return False
+    ops = (">=", "<=") if a.op in ("=", "!=") else (a.op,)
+    return all(semantics.canonical(o, a.value, precision) == semantics.canonical(o, b.value, precision)
+               for o in ops)
+
+
+@examples(600)
+@given(rule_bases())
+def test_readable_text_reads_back_as_the_same_tests(rb):
+    text = dsl.dumps(rb)
+    back = dsl.loads(text)
+    assert strict_repr(back) == strict_repr(readable(rb)), text
+    assert dsl.dumps(back) == text  # canonical and idempotent
+    assert readable(back) == back
+    for r, q in zip(rb.rules, back.rules):
+        assert (r.conclusion, r.weight, r.group, r.id) == (q.conclusion, q.weight, q.group, q.id)
+        la, lb = _literals(r.condition), _literals(q.condition)
+        assert len(la) == len(lb)
+        assert all(_same_test(a, b, rb.precision) for a, b in zip(la, lb)), text
+        for k, v in r.stats.items():
+            w = q.stats[k]
+            assert (v != v and w != w) or v == w or math.isclose(v, w, rel_tol=5e-4), (k, v, w)
+
+
+# float32 thresholds as scikit-learn and XGBoost store them: a short decimal rounded to float32
+_short_decimals = st.builds(lambda m, e: float(f"{m}e{e}"), st.integers(-99999, 99999), st.integers(-12, 12))
+
+
+def _f32_neighbours(v: float) -> np.ndarray:
+    f = np.float32(v)
+    steps = [f]
+    lo, hi = f, f
+    for _ in range(3):
+        lo, hi = np.nextafter(lo, np.float32(-np.inf)), np.nextafter(hi, np.float32(np.inf))
+        steps += [lo, hi]
+    xs = np.array(steps, dtype=np.float32).astype(np.float64)
+    return np.concatenate([xs, np.nextafter(xs, -np.inf), np.nextafter(xs, np.inf), [v]])
+
+
+@examples(1500)
+@given(_short_decimals, st.sampled_from(["<=", "<", ">", ">=", "=", "!="]), st.booleans())
+def test_short_threshold_is_the_same_float32_test(d, op, as_f32):
+    t = float(np.float32(d)) if as_f32 else d  # stored as float32 (XGBoost) or as the decimal (sklearn-like)
+    s = short_threshold(op, t, "float32")
+    assert significant_digits(s) <= significant_digits(t)
+    if as_f32 and (op, float(np.float32(d)) > d) in {("<", True), (">=", True), ("<=", False), (">", False)}:
+        assert s == d or significant_digits(s) < significant_digits(d)  # d itself is the same test: nothing longer
+    ops = {"<=": np.less_equal, "<": np.less, ">": np.greater, ">=": np.greater_equal, "=": np.equal,
+           "!=": np.not_equal}[op]
+    with np.errstate(over="ignore"):
+        xs = np.concatenate([_f32_neighbours(t), _f32_neighbours(s)])
+        x32 = xs.astype(np.float32).astype(np.float64)  # float32(x), compared as the source does
+    np.testing.assert_array_equal(ops(x32, t), ops(x32, s))
+
+
+def test_examples_of_short_thresholds():
+    t = float(np.float32(2383.93))  # 2383.929931640625
+    assert short_threshold("<=", t, "float32") == 2383.93  # scikit-learn: float32(x) <= t
+    assert short_threshold("<", t, "float32") == 2383.9299  # 2383.93 lies above t: not the same
+    assert short_threshold("<=", 2383.9300000000003, "float32") == 2383.93
+    assert short_threshold("<", 0.800000011920929, "float32") == 0.8  # XGBoost: float32(x) < 0.8f
+    # float32(x) <= 0.8 is NOT float32(x) <= 0.8f (0.8 lies below 0.8f): the shortest same test
+    assert short_threshold("<=", 0.800000011920929, "float32") == 0.80000002
+    assert short_threshold("<=", 0.1 + 0.2, "float64") == 0.1 + 0.2  # float64: only t itself
+
+
+def test_statistics_round_to_four_digits_counts_stay_whole():
+    assert round_stat(0.8711484593837535) == 0.8711
+    assert round_stat(3.3591842906828537) == 3.359
+    assert round_stat(714.0) == 714.0 and round_stat(1234567.0) == 1234567.0
+    assert round_stat(8.057142857) == 8.057
+    rb = RuleBase(task="classification", classes=("a", "b"), features=(Feature(name="x"),), semantics="vote",
+                  rules=(Rule(condition=Compare(feature="x", op="<=", value=1.0), conclusion=Conclusion(label="a"),
+                              stats={"confidence": 0.8711484593837535, "n": 3.0}),))
+    # in a vote set a rule without a weight votes with its confidence: that number stays exact
+    assert "confidence = 0.8711484593837535" in dsl.dumps(rb)
+    assert "confidence = 0.8711," in dsl.dumps(rb.model_copy(update={"semantics": "first-hit"}))
+
+
+_NUM = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
+
+
+def _digits(tok: str) -> int:
+    mant = tok.lstrip("-").split("e")[0].replace(".", "").lstrip("0")
+    return len(mant.rstrip("0")) if "." not in tok else len(mant)
+
+
+def test_learned_rules_read_short():
+    """PlayGolf, breast_cancer (scikit-learn, float32) and mushroom rule bases: no statistic or
+    threshold with more than 4 significant digits unless the threshold needs them."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    clf = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    rb = rulekit.to_rules(rulekit.from_sklearn(clf), prune="pessimistic", prune_data=(X, y))
+    text = dsl.dumps(rb)
+    for line in text.splitlines():
+        if " with " in line:
+            for tok in _NUM.findall(line.split(" with ", 1)[1]):
+                assert _digits(tok) <= 4, line
+    back = dsl.loads(text)
+    np.testing.assert_array_equal(back.predict(X), rb.predict(X))
+    np.testing.assert_array_equal(back.predict_proba(X), rb.predict_proba(X))
+    long = [tok for tok in _NUM.findall(text.split("\n\n", 1)[1]) if "[" not in tok and _digits(tok) > 8]
+    # thresholds: scikit-learn stores float32 midpoints such as 0.05592000111937523; they read short
+    assert not [t for t in long if float(t) not in {p for r in rb.rules for c in [r.conclusion]
+                                                    for p in (c.distribution or ())}], long
+
+
+def test_oblique_and_float64_tests_are_untouched():
+    lin = Linear(terms=((0.1, "x"), (0.2, "y")), op="<=", value=0.30000001192092896)
+    rb = RuleBase(task="classification", classes=("a",), precision="float32",
+                  features=(Feature(name="x"), Feature(name="y")),
+                  rules=(Rule(condition=lin, conclusion=Conclusion(label="a")),))
+    assert readable(rb) == rb
