@@ -328,6 +328,27 @@ def stats(rules_file: Path = typer.Argument(..., metavar="RULES", help="a rules 
     raise typer.Exit(_run(quiet, cmd.run, rules=rules_file, data=data, output=output, target=target))
 
 
+class DiffFormat(str, Enum):
+    text = "text"
+    json = "json"
+    csv = "csv"
+
+
+@app.command()
+def diff(a: Path = typer.Argument(..., metavar="A", help="a model file or rules file (before)"),
+         b: Path = typer.Argument(..., metavar="B", help="a model file or rules file (after)"),
+         data: Optional[Path] = typer.Option(None, "--data", help="CSV: rows whose prediction changes"),
+         format: DiffFormat = typer.Option(DiffFormat.text, "--format"),
+         max_regions: int = typer.Option(50, "--max-regions", help="regions listed (all are counted)"),
+         quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
+    """What changed between A and B: rules, the input regions where they disagree, changed rows.
+    Exit 0 when they agree on every input, 1 when they differ."""
+    from rulekit.commands import diff as cmd
+
+    raise typer.Exit(_run(quiet, cmd.run, a=a, b=b, data=data, format=format.value,
+                          max_regions=max_regions))
+
+
 def one_line(message: str) -> str:
     """A message on one line: surrounding blank space dropped, inner line breaks joined with ' | '."""
     return " | ".join(part.strip() for part in message.strip().splitlines() if part.strip())

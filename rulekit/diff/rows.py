@@ -1,0 +1,124 @@
+"""The rows of a data set whose prediction changes between two sides, scored by their real engines.
+
+Labels are compared after mapping both sides onto one class list (A's classes, then B's new ones;
+``1`` and ``"1"`` are the same class, as in a CSV). Probability deltas are per row the largest
+absolute difference over the classes; their max and mean are reported. With the target column, a
+before/after confusion table (rows: true class, columns: predicted class) and both accuracies.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel
+
+from rulekit.diff.regions import aligned_proba, same_label
+
+
+class RowChange(BaseModel):
+    row: int  # 0-based index of the data row
+    line: int | None = None  # its line in the CSV file, when read from one
+    before: Any
+    after: Any
+    target: Any = None
+    max_abs_dproba: float | None = None
+
+
+class Confusion(BaseModel):
+    classes: list[Any]
+    before: list[list[int]]  # [true class][predicted class]
+    after: list[list[int]]
+    accuracy_before: float
+    accuracy_after: float
+    unknown_targets: int = 0  # rows whose target is none of the classes (not counted above)
+
+
+class RowDiff(BaseModel):
+    rows: int
+    changed: int  # rows whose label (or value) changes
+    proba_changed: int = 0  # rows whose label stays but whose probabilities change
+    changed_rows: list[int] = []  # every changed row (0-based)
+    examples: list[RowChange] = []  # the first few, with their outcomes
+    max_abs_dproba: float | None = None
+    mean_abs_dproba: float | None = None
+    max_abs_dvalue: float | None = None
+    confusion: Confusion | None = None
+    mse_before: float | None = None
+    mse_after: float | None = None
+
+
+def union_classes(a, b) -> list:
+    ca, cb = list(a.classes or ()), list(b.classes or ())
+    return ca + [c for c in cb if not any(same_label(c, d) for d in ca)]
+
+
+def codes(values: Any, classes: list) -> np.ndarray:
+    """Index of each value in ``classes`` (-1: none of them), one lookup per distinct value."""
+    arr = np.asarray(values)
+    try:
+        uniq, inv = np.unique(arr, return_inverse=True)
+    except TypeError:  # mixed types: map through text
+        uniq, inv = np.unique(arr.astype(str), return_inverse=True)
+    table = np.array([next((k for k, c in enumerate(classes) if same_label(u.item() if hasattr(u, "item")
+                                                                        else u, c)), -1)
+                      for u in uniq.tolist()] or [-1], np.int64)
+    return table[inv.reshape(-1)] if len(arr) else np.zeros(0, np.int64)
+
+
+def row_diff(a, b, X: Any, y: Any = None, *, lines: list[int] | None = None, examples: int = 20) -> RowDiff:
+    pa, pb = np.asarray(a.predict(X)), np.asarray(b.predict(X))
+    n = len(pa)
+    if a.task == "regression":
+        fa, fb = pa.astype(np.float64), pb.astype(np.float64)
+        changed = ~((fa == fb) | (np.isnan(fa) & np.isnan(fb)))
+        d = np.abs(fa - fb)
+        out = RowDiff(rows=n, changed=int(changed.sum()),
+                      max_abs_dvalue=float(np.nanmax(d)) if n and not np.isnan(d).all() else (0.0 if n else None))
+        proba_rows = np.zeros(n, bool)
+        dmax = None
+        if y is not None:
+            yv = np.asarray(y, np.float64)
+            out.mse_before = float(np.mean((yv - fa) ** 2)) if n else None
+            out.mse_after = float(np.mean((yv - fb) ** 2)) if n else None
+    else:
+        classes = union_classes(a, b)
+        ka, kb = codes(pa, classes), codes(pb, classes)
+        changed = ka != kb
+        qa, qb = aligned_proba(a, b, X)
+        dmax = np.abs(qa - qb).max(axis=1) if qa.shape[1] else np.zeros(n)
+        same_p = np.all((qa == qb) | (np.isnan(qa) & np.isnan(qb)), axis=1)
+        proba_rows = ~changed & ~same_p
+        out = RowDiff(rows=n, changed=int(changed.sum()), proba_changed=int(proba_rows.sum()),
+                      max_abs_dproba=float(np.nanmax(dmax)) if n else None,
+                      mean_abs_dproba=float(np.nanmean(dmax)) if n else None)
+        if y is not None:
+            out.confusion = _confusion(classes, codes(y, classes), ka, kb)
+    idx = np.flatnonzero(changed)
+    out.changed_rows = idx.tolist()
+    ys = None if y is None else np.asarray(y, dtype=object)
+    for i in idx[:examples].tolist():
+        out.examples.append(RowChange(row=i, line=lines[i] if lines else None, before=_plain(pa[i]),
+                                      after=_plain(pb[i]), target=None if ys is None else _plain(ys[i]),
+                                      max_abs_dproba=None if dmax is None else float(dmax[i])))
+    return out
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _confusion(classes: list, ky: np.ndarray, ka: np.ndarray, kb: np.ndarray) -> Confusion:
+    K = len(classes)
+    known = ky >= 0
+    tables = []
+    for k in (ka, kb):
+        ok = known & (k >= 0)
+        t = np.zeros((K, K), np.int64)
+        np.add.at(t, (ky[ok], k[ok]), 1)
+        tables.append(t.tolist())
+    n = int(known.sum())
+    return Confusion(classes=[_plain(c) for c in classes], before=tables[0], after=tables[1],
+                     accuracy_before=float((ka[known] == ky[known]).mean()) if n else 0.0,
+                     accuracy_after=float((kb[known] == ky[known]).mean()) if n else 0.0,
+                     unknown_targets=int((~known).sum()))

@@ -1,0 +1,81 @@
+"""Which rules were added, removed or changed between two rule bases.
+
+Rules are matched by id first, then (for rules left over) by an identical condition. A matched pair
+is *changed* when its condition, conclusion, weight or group differs; statistics and comments are
+not the rule's meaning and are ignored. A model's rules are its simplified tree paths.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from rulekit.dsl.printer import condition as condition_text
+from rulekit.dsl.printer import conclusion as conclusion_text
+from rulekit.rules.base import Rule, RuleBase
+
+MAX_RULES = 20_000  # more rules than this on a side: rules are counted, not compared one by one
+
+
+class RuleChange(BaseModel):
+    kind: str  # "added" | "removed" | "changed"
+    id: str | None = None
+    before: str | None = None  # the rule as text ("if ... then ...")
+    after: str | None = None
+    fields: list[str] = []  # what changed: condition, conclusion, weight, group
+
+
+def rule_text(r: Rule, task: str) -> str:
+    text = f"if {condition_text(r.condition)} then {conclusion_text(r.conclusion, task)}"
+    if r.weight is not None:
+        text += f" weight {r.weight!r}"
+    return text
+
+
+def _fields(x: Rule, y: Rule) -> list[str]:
+    return [f for f in ("condition", "conclusion", "weight", "group") if getattr(x, f) != getattr(y, f)]
+
+
+def rule_changes(a: RuleBase, b: RuleBase) -> list[RuleChange]:
+    """Added, removed and changed rules, in A's order then B's."""
+    out: list[RuleChange] = []
+    by_id = {r.id: j for j, r in enumerate(b.rules) if r.id is not None}
+    matched_b: set[int] = set()
+    pairs: dict[int, int] = {}
+    for i, r in enumerate(a.rules):
+        j = by_id.get(r.id) if r.id is not None else None
+        if j is not None and j not in matched_b:
+            pairs[i] = j
+            matched_b.add(j)
+    by_cond: dict = {}
+    for j, r in enumerate(b.rules):
+        if j not in matched_b:
+            by_cond.setdefault(r.condition, []).append(j)
+    for i, r in enumerate(a.rules):
+        if i in pairs:
+            continue
+        js = by_cond.get(r.condition)
+        if js:
+            j = js.pop(0)
+            pairs[i] = j
+            matched_b.add(j)
+    for i, r in enumerate(a.rules):
+        j = pairs.get(i)
+        if j is None:
+            out.append(RuleChange(kind="removed", id=r.id, before=rule_text(r, a.task)))
+            continue
+        s = b.rules[j]
+        fields = _fields(r, s)
+        if fields:
+            out.append(RuleChange(kind="changed", id=s.id if s.id is not None else r.id,
+                                  before=rule_text(r, a.task), after=rule_text(s, b.task), fields=fields))
+    for j, s in enumerate(b.rules):
+        if j not in matched_b:
+            out.append(RuleChange(kind="added", id=s.id, after=rule_text(s, b.task)))
+    return out
+
+
+def default_change(a: RuleBase, b: RuleBase) -> RuleChange | None:
+    if a.default == b.default:
+        return None
+    show = lambda rb: "nothing" if rb.default is None else conclusion_text(rb.default, rb.task)  # noqa: E731
+    return RuleChange(kind="changed", id="default", before=show(a), after=show(b), fields=["default"])

@@ -1,0 +1,56 @@
+"""`rulekit diff` from the command line: exit codes, the three formats, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+GOLF = "rulekit/data/playgolf.csv"
+
+
+def _rk(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "rulekit", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def golf(tmp_path_factory):
+    d = tmp_path_factory.mktemp("golf")
+    assert _rk("fit", GOLF, "--target", "play", "--algorithm", "id3", "-o", d / "golf.json").returncode == 0
+    assert _rk("rules", d / "golf.json", "-o", d / "plain.rules").returncode == 0
+    assert _rk("rules", d / "golf.json", "--prune-data", GOLF, "-o", d / "pruned.rules").returncode == 0
+    return d
+
+
+def test_a_model_and_its_rules_agree_everywhere(golf):
+    r = _rk("diff", golf / "golf.json", golf / "plain.rules")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "same output on every input" in r.stdout
+
+
+def test_pruned_rules_differ_in_regions_and_rows(golf):
+    r = _rk("diff", golf / "plain.rules", golf / "pruned.rules", "--data", GOLF)
+    assert r.returncode == 1, r.stderr
+    assert "yes -> no: outlook = sunny and humidity = normal" in r.stdout
+    assert "rows: 2 of 14 change their prediction" in r.stdout
+    j = json.loads(_rk("diff", golf / "plain.rules", golf / "pruned.rules", "--data", GOLF,
+                       "--format", "json").stdout)
+    assert j["rows"]["changed"] == 2 and j["rows"]["confusion"]["after"] == [[5, 0], [2, 7]]
+    assert [e["line"] for e in j["rows"]["examples"]] == [10, 12]
+    assert j["rows"]["max_abs_dproba"] == 0.6
+    c = _rk("diff", golf / "plain.rules", golf / "pruned.rules", "--format", "csv")
+    assert c.returncode == 1 and c.stdout.startswith("what,id,kind,before,after,where,target\n")
+    assert "region,,label,yes,no,outlook = sunny and humidity = normal," in c.stdout
+
+
+def test_bad_input_is_one_line_exit_2(golf, tmp_path):
+    r = _rk("diff", golf / "plain.rules", tmp_path / "nope.rules")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "no such file" in r.stderr
+    (tmp_path / "num.rules").write_text("rulebase r\ntarget play: classes {no, yes}\nfeature outlook: numeric\n"
+                                        "default yes\n\nif outlook <= 1 then no\n")
+    r = _rk("diff", golf / "plain.rules", tmp_path / "num.rules")
+    assert r.returncode == 2 and "is nominal in A and numeric in B" in r.stderr
+    assert "Traceback" not in r.stderr
