@@ -110,6 +110,32 @@ def _exp(z):
     return float(_npexp(z)) if _npexp is not None else _math.exp(z)
 
 
+_S32 = _struct.Struct("f")
+
+
+def _r32(v):
+    """``v`` rounded to float32: XGBoost adds and links in float32 (one rounding per operation)."""
+    try:
+        return _S32.unpack(_S32.pack(v))[0]
+    except OverflowError:
+        return _math.copysign(_INF, v)
+
+
+def _proba32(acc):
+    """XGBoost's float32 sigmoid (exp argument clamped at 88.7) or softmax (exps summed in float64)."""
+    if _LINK == "sigmoid":
+        e = _r32(_exp(min(-acc[0], 88.69999694824219)))
+        p = _r32(1.0 / _r32(_r32(e + 1.0) + 1.0000000168623835e-16))
+        return [_r32(1.0 - p), p]
+    top = max(acc)
+    e = [_r32(_exp(_r32(r - top))) for r in acc]
+    s = 0.0
+    for v in e:
+        s += v
+    s = _r32(s)
+    return [_r32(v / s) for v in e]
+
+
 def _sigmoid(r):
     """1 / (1 + exp(-r)) with the C library's exp, as the IR (scipy's expit) and the sources do."""
     z = -r
@@ -192,6 +218,8 @@ def _argmax(values):
 def _proba(acc):
     """Class probabilities from the accumulators, in Model.predict_proba's arithmetic."""
     if _COMBINE == "sum":
+        if _F32:
+            return _proba32(acc)
         if _LINK == "sigmoid":
             p = _sigmoid(acc[0])
             return [1.0 - p, p]
@@ -223,6 +251,8 @@ def _table_acc(x):
         acc = list(_BASE)
         for t, root in enumerate(_ROOTS):
             acc[_TOUT[t]] += _LVAL[_walk(root, x)][0]
+            if _F32:
+                acc[_TOUT[t]] = _r32(acc[_TOUT[t]])
         return acc
     acc = [0.0] * _NOUT
     if _COMBINE == "vote":  # hard voting: one vote per tree for its leaf's first most probable class
@@ -425,6 +455,13 @@ def _raw_batch(X):
         else:
             vals = lval[leaves, 0]
             for k in range(_NOUT):
+                if _F32:  # float32 additions in tree order, as XGBoost
+                    acc = np.full(hi - lo, _BASE[k], np.float32)
+                    for t in range(n_trees):
+                        if _TOUT[t] == k:
+                            acc += vals[:, t].astype(np.float32)
+                    raw[lo:hi, k] = acc
+                    continue
                 trees = [t for t in range(n_trees) if _TOUT[t] == k]
                 seq = np.empty((hi - lo, len(trees) + 1))
                 seq[:, 0] = _BASE[k]
@@ -437,6 +474,18 @@ def _proba_batch(raw):
     np = _np
     if _COMBINE != "sum":
         return raw
+    if _F32:
+        f32 = np.float32
+        r = raw.astype(f32)
+        if _LINK == "sigmoid":
+            e = np.exp(np.minimum(-r[:, 0], f32(88.7)).astype(np.float64)).astype(f32)
+            p = f32(1) / ((e + f32(1)) + f32(1e-16))
+            return np.column_stack([f32(1) - p, p]).astype(np.float64)
+        e = np.exp((r - r.max(axis=1, keepdims=True)).astype(np.float64)).astype(f32)
+        s = np.zeros(len(r))
+        for j in range(r.shape[1]):
+            s += e[:, j]
+        return (e / s.astype(f32)[:, None]).astype(np.float64)
     if _LINK == "sigmoid":
         p = np.array([_sigmoid(r) for r in raw[:, 0].tolist()], np.float64)
         return np.column_stack([1.0 - p, p])

@@ -60,6 +60,7 @@ class _Writer:
         self.c = model.combiner
         self.cls = model.task == "classification"
         self.single = self.c.kind == "single"
+        self.f32 = self.c.kind == "sum" and self.c.arithmetic == "float32"  # XGBoost's arithmetic
         self.n_out = self.c.n_outputs if self.c.kind == "sum" else model.leaf_value_size
         kinds = {k for t in trees for k in t.kind}
         precisions = {th[2] for t in trees for th in t.threshold if th is not None}
@@ -151,6 +152,7 @@ class _Writer:
         lines.append(f"_DECISION = {getattr(c, 'decision', None)!r}")
         lines.append(f"_NTREES = {num(float(len(m.trees)))}")
         lines.append(f"_NOUT = {self.n_out}")
+        lines.append(f"_F32 = {getattr(c, 'arithmetic', None) == 'float32'}")
         if c.kind == "sum":
             lines.append(f"_BASE = {tuple_of([num(b) for b in c.base_score])}")
             outs = c.tree_output or (0,) * len(m.trees)
@@ -304,7 +306,9 @@ class _Writer:
         texts: dict[int, list[str]] = {}
         for n, i in enumerate(ids):
             v = t.value[i]
-            if kind == "sum":
+            if kind == "sum" and self.f32:
+                texts[i] = [f"p{out} = _r32(p{out} + {reps[n]})"]
+            elif kind == "sum":
                 texts[i] = [f"p{out} += {reps[n]}"]
             elif kind == "vote":
                 texts[i] = [f"p{v.index(max(v))} += 1.0"]
@@ -315,6 +319,8 @@ class _Writer:
 
         def frontier(i: int) -> list[str]:
             leafrow = f"_walk({gid[i]}, x)"
+            if kind == "sum" and self.f32:
+                return [f"p{out} = _r32(p{out} + _LVAL[{leafrow}][0])"]
             if kind == "sum":
                 return [f"p{out} += _LVAL[{leafrow}][0]"]
             if kind == "vote":

@@ -125,6 +125,7 @@ def nominal_tables(features) -> list[str]:
 PRELUDE = """import array as _array
 import base64 as _base64
 import math as _math
+import struct as _struct
 import sys as _sys
 
 try:

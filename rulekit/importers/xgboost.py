@@ -6,7 +6,7 @@ summed from the base margin in tree order (``tree_info`` says which class a tree
 linked by sigmoid (binary:logistic) or softmax (multi:softprob / multi:softmax). XGBoost stores
 ``base_score`` as a probability for logistic objectives and turns it into a margin in float32
 the way :func:`_logit_f32` does. XGBoost sums and links in float32; with ``arithmetic="float32"``
-the combiner says so and the IR reproduces it (margins and regression values
+the combiner says so and the IR and Python export reproduce it (margins and regression values
 bit-identical); by default sums are float64, within 2e-4 of XGBoost's regression values.
 
 The model is parsed from its JSON document, never by calling XGBoost, so a saved ``.json`` or
@@ -50,7 +50,7 @@ class XGBoostModelError(RulekitError):
 def from_xgboost(obj: Any, *, arithmetic: Arithmetic = "float64") -> Model:
     """Convert an ``XGBClassifier``/``XGBRegressor``/``XGBRFClassifier``/..., a ``Booster`` or the
     path of a model saved by ``save_model`` (``.json`` or ``.ubj``). ``arithmetic="float32"`` sums
-    and links as XGBoost does (bit-identical margins in the IR); exporters still sum in float64.
+    and links as XGBoost does (bit-identical margins in the IR and Python); SQL and ONNX sum in float64.
 
     >>> model = from_xgboost(xgb.XGBClassifier(n_estimators=10).fit(X, y))   # doctest: +SKIP
     >>> model.predict_proba(X)                                              # doctest: +SKIP
