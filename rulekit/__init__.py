@@ -9,12 +9,13 @@ from __future__ import annotations
 from rulekit import dsl, export
 from rulekit.errors import RulekitError
 from rulekit.ir.model import Combiner, Feature, Model
+from rulekit.rename import rename_features
 from rulekit.rules import RuleBase, to_rules
 from rulekit.util import gc_paused
 
 __version__ = "0.1.0"
 __all__ = ["Combiner", "Feature", "Model", "RuleBase", "RulekitError", "dsl", "export", "from_lightgbm",
-           "from_sklearn", "from_xgboost", "load", "stats", "to_rules"]
+           "from_sklearn", "from_xgboost", "load", "rename_features", "stats", "to_rules"]
 
 
 def load(path):
@@ -53,3 +54,11 @@ def stats(rb: RuleBase, X, y) -> RuleBase:
     from rulekit.commands.stats import refresh
 
     return refresh(rb, X, y)
+
+
+def diff(a, b, X=None, y=None):
+    """What changed from ``a`` to ``b`` (models or rule bases): rules, the exact input regions where
+    their outputs differ and, with ``X`` (and target ``y``), the rows whose prediction changes."""
+    from rulekit.diffing import diff as _diff
+
+    return _diff(a, b, X, y)

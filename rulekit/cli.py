@@ -168,12 +168,19 @@ def import_(file: Path = typer.Argument(
             allow_pickle: bool = typer.Option(False, "--allow-pickle",
                                               help="load a scikit-learn pickle/joblib (runs its code!)"),
             output: str = typer.Option(..., "-o", "--output", help="the model file to write (JSON)"),
+            rename: list[str] = typer.Option(
+                [], "--rename", metavar="OLD=NEW",
+                help="name feature OLD as NEW in the model file (and so in every target); repeatable"),
+            rename_file: Optional[Path] = typer.Option(
+                None, "--rename-file", metavar="FILE",
+                help='feature names to change: a JSON object {"old": "new"} or a CSV of old,new rows'),
             quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Convert a scikit-learn, XGBoost or LightGBM model into a rulekit model file."""
     from rulekit.commands import import_model as cmd
 
     raise typer.Exit(_run(quiet, cmd.run, file=file, format=format.value if format else None,
-                          allow_pickle=allow_pickle, output=output))
+                          allow_pickle=allow_pickle, output=output, rename=rename,
+                          rename_file=rename_file))
 
 
 @app.command()

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from rulekit import progress
 from rulekit.commands.source import describe
 from rulekit.errors import RulekitError
 from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
+from rulekit.rename import merge, parse_pairs, read_mapping, rename_features
 from rulekit.util import count
 
 PICKLE_MAGIC = (b"\x80",)
@@ -68,14 +70,20 @@ def _load(file: Path, fmt: str, allow_pickle: bool):
     raise RulekitError(f"unknown import format {fmt!r}")
 
 
-def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, quiet: bool = False) -> int:
+def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, quiet: bool = False,
+        rename: Sequence[str] = (), rename_file: Path | None = None) -> int:
+    """``rename`` (``old=new`` pairs) and ``rename_file`` (JSON or CSV) rename features in the
+    model file, so every target made from it uses the new names."""
     from rulekit.ir.modelfile import dumps_model
     from rulekit.util import gc_paused
 
     check_output_path(output)
-    check_distinct(output, file=file)
+    check_distinct(output, file=file, rename_file=rename_file)
+    mapping = merge(read_mapping(rename_file) if rename_file is not None else {}, parse_pairs(rename))
     with progress.phase(f"converting {file}"), gc_paused():
         model = load_foreign(file, format, allow_pickle)
+        if mapping:
+            model = rename_features(model, mapping)
     with progress.phase(f"writing {output} ({describe(model)})"):
         write_atomic(output, dumps_model(model))
     report_written(output, f"{describe(model)}, {count(model.n_features, 'feature')}", quiet=quiet)
