@@ -3,7 +3,8 @@
 ``pessimistic``    per rule, greedily drop the condition whose removal gives the lowest pessimistic
                    error -- the upper limit of the binomial confidence interval at ``cf`` (C4.5's
                    U_CF(e, n)) -- while it is not above the rule's own. Works on the training data:
-                   no holdout needed.
+                   no holdout needed. A rule keeps at least one condition (``if true`` is the
+                   default's job: a rule of the majority class otherwise became one).
 ``reduced_error``  per rule, drop conditions (and whole rules) while the rule base's accuracy on a
                    held-out pruning set does not fall.
 ``organize``       C4.5rules' second half: duplicates and subsumed rules out, each class's rules
@@ -166,6 +167,8 @@ def _prune_pessimistic(T: np.ndarray, good: np.ndarray, cf: float) -> list[bool]
         current = ucf(e, n, cf)
         near = np.flatnonzero(fails == 1)
         best, best_u = None, None
+        if sum(keep) <= 1:  # a rule without conditions is the default's job, not a rule
+            return keep
         for u in range(k):
             if not keep[u]:
                 continue
@@ -210,7 +213,7 @@ def reduced_error(rb: RuleBase, X: Any, y: Any) -> RuleBase:
             fails = (~T[i]).sum(axis=0) if len(units[i]) else np.zeros(n, int)
             while True:
                 best, best_d, best_rows = None, None, None
-                for u in range(len(units[i])):
+                for u in range(len(units[i]) if sum(keep[i]) > 1 else 0):
                     if not keep[i][u]:
                         continue
                     rows = np.flatnonzero((fails == 1) & ~T[i][u])
