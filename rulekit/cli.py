@@ -293,21 +293,35 @@ def verify(source: Path = typer.Argument(..., help="a model file or rules file")
            data: Path = typer.Argument(..., help="CSV with a header row (probe rows are added)"),
            backends: Optional[str] = typer.Option(
                None, "--backends",
-               help="comma list: python,python-batch,sqlite,duckdb,postgres,mysql,onnx,onnx-double "
-                    "(default: all; unreachable ones are skipped unless named here)"),
+               help="comma list: python,python-batch,sqlite,duckdb,postgres,mysql,onnx (the default "
+                    "export, --dtype auto),onnx-float,onnx-double (default: all but onnx-float, and "
+                    "onnx-double only when onnx takes float; unreachable ones are skipped unless "
+                    "named here)"),
            all_rows: bool = typer.Option(
                False, "--all-rows",
                help="run the Python per-row functions on every data row too (default: every probe "
                     "row and a sample of 2,000 data rows; python-batch always scores every row)"),
            jobs: int = typer.Option(1, "--jobs", "-j",
                                     help="backends run at once (threads; their times then overlap)"),
+           source_model: Optional[Path] = typer.Option(
+               None, "--source-model",
+               help="the XGBoost JSON/UBJ, LightGBM text or scikit-learn pickle file SOURCE was "
+                    "imported from: its library also scores the rows, every backend is compared with it"),
+           against_source: Optional[bool] = typer.Option(
+               None, "--against-source/--no-against-source",
+               help="compare with the source library (default: on when --source-model is given and "
+                    "its library is installed)"),
+           allow_pickle: bool = typer.Option(False, "--allow-pickle",
+                                             help="let --source-model load a scikit-learn pickle"),
            na_values: Optional[str] = _na_values(),
            quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Run every backend on DATA and report disagreements with the source (exit 1 on any)."""
     from rulekit.commands import verify as cmd
 
     raise typer.Exit(_run(quiet, cmd.run, source=source, data=data, backends=backends,
-                          all_rows=all_rows, jobs=jobs, na_values=na_values))
+                          all_rows=all_rows, jobs=jobs, na_values=na_values,
+                          source_model=source_model, against_source=against_source,
+                          allow_pickle=allow_pickle))
 
 
 @app.command()

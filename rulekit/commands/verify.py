@@ -8,6 +8,12 @@ takes float32 input (``onnx`` when ``--dtype auto`` picks float, ``onnx-float``)
 exact only for models whose tests compare in float32; on a model that compares in float64 the
 rows it moves across a threshold are a finding, reported on a line of their own.
 
+``--source-model FILE`` (the XGBoost, LightGBM or scikit-learn file SOURCE was imported from) also
+runs that library on the same rows (:mod:`rulekit.source_library`) and compares the rulekit model
+and every backend with it, in a second table with the same tolerances. Model files carry no paths
+(they stay portable), so the file is named on the command line; comparing is on by default when it
+is given and its library is installed (``--no-against-source`` turns it off).
+
 Every row goes through every backend, with one exception that keeps verify fast on big data: the
 Python module's per-row functions (``python``) see every probe row but only a seeded sample of
 ``PER_ROW_SAMPLE`` data rows, while its batch functions (``python-batch``) see every row.
@@ -17,6 +23,7 @@ Python module's per-row functions (``python``) see every probe row but only a se
 from __future__ import annotations
 
 import contextvars
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rulekit import progress, runtimes
+from rulekit import progress, runtimes, source_library
 from rulekit.commands.source import load_source
 from rulekit.errors import NotBuiltError, RulekitError
 from rulekit.exporters.onnx.precision import uses_float64
@@ -54,6 +61,8 @@ class Report:
     status: str  # "ok", "DISAGREES", "skipped: …", "failed: …"
     total_seconds: float = 0.0  # export, loading and scoring
     note: str = ""  # what a disagreement is, printed on a line of its own
+    outcome: runtimes.Outcome | None = None  # what the backend returned (for --source-model)
+    subset: np.ndarray | None = None  # the rows it scored, None: all
 
     @property
     def ok(self) -> bool:
@@ -232,10 +241,35 @@ def _check_backend(obj, table: Table, name: str, expected: tuple, rows: np.ndarr
         note = (f"input rounded to float32: {rows_differ(obj, *want, outcome, tol):,} rows differ "
                 f"(this model compares in float64; its default ONNX export, --dtype auto, takes "
                 f"double input)")
-    return Report(name, len(outcome.prediction), mism, diff, outcome.seconds, status, total, note)
+    return Report(name, len(outcome.prediction), mism, diff, outcome.seconds, status, total, note,
+                  outcome, rows)
 
 
-def print_reports(reports: list[Report], n: int, quiet: bool, n_data: int | None = None) -> None:
+def against_library(obj, table: Table, reports: list[Report], lib) -> tuple[list[Report], str]:
+    """Every backend that ran, and the rulekit model itself, against the source library's own
+    predictions on the same rows (same tolerances); plus the library's note (rows it refused)."""
+    with progress.phase(f"scoring {n_rows(table):,} rows with {lib.name}"):
+        got = source_library.score(lib, obj, table)
+    ir = runtimes.Outcome(*_reference(obj, table), 0.0)
+    out = []
+    for r in [Report("rulekit model", 0, 0, 0.0, 0.0, "ok", outcome=ir)] + reports:
+        if r.outcome is None:
+            continue
+        rows = np.flatnonzero(got.scored) if r.subset is None else r.subset[got.scored[r.subset]]
+        keep = rows if r.subset is None else np.searchsorted(r.subset, rows)
+        o = r.outcome
+        mine = runtimes.Outcome(np.asarray(o.prediction)[keep],
+                                None if o.proba is None else o.proba[keep], o.seconds)
+        tol = 1e-6 if float32_input(obj, r.backend) else 1e-12
+        mism, diff = compare(obj, got.prediction[rows], None if got.proba is None else got.proba[rows],
+                             mine, tol)
+        status = "ok" if mism == 0 and diff <= tol else "DISAGREES"
+        out.append(Report(r.backend, len(rows), mism, diff, o.seconds, status, r.total_seconds))
+    return out, got.note
+
+
+def print_reports(reports: list[Report], n: int, quiet: bool, n_data: int | None = None,
+                  title: str | None = None) -> None:
     """The table of backends on stdout (with ``quiet``, only when something is wrong)."""
     from rich.console import Console
     from rich.markup import escape
@@ -244,7 +278,7 @@ def print_reports(reports: list[Report], n: int, quiet: bool, n_data: int | None
     if quiet and all(r.ok for r in reports):
         return
     console = Console(stderr=False, highlight=False)
-    t = RichTable(title=f"rulekit verify: {n:,} rows (data + threshold and missing-value probes)")
+    t = RichTable(title=title or f"rulekit verify: {n:,} rows (data + threshold and missing-value probes)")
     t.add_column("backend", no_wrap=True)
     for col in ("rows", "wrong labels", "max |Δ|", "score s", "total s"):
         t.add_column(col, justify="right", no_wrap=True)
@@ -265,7 +299,8 @@ def print_reports(reports: list[Report], n: int, quiet: bool, n_data: int | None
 
 
 def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows: bool = False,
-        jobs: int = 1, na_values: str | None = None) -> int:
+        jobs: int = 1, na_values: str | None = None, source_model: Path | None = None,
+        against_source: bool | None = None, allow_pickle: bool = False) -> int:
     if jobs < 1:
         raise RulekitError(f"--jobs must be at least 1 (got {jobs})")
     names = (list(DEFAULT_BACKENDS) if backends is None
@@ -280,6 +315,7 @@ def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows
     obj = load_source(source)
     if defaults:
         names = default_backends(obj)
+    lib = _source_library(obj, source_model, against_source, allow_pickle)
     with progress.phase(f"reading {data}"):
         columns = read_csv(data, na_values)
         fill_unused(columns, obj.features, used_features(obj))
@@ -291,4 +327,34 @@ def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows
     n_data = None if all_rows else n_rows(base)
     reports = verify(obj, table, names, explicit=backends is not None, n_data=n_data, jobs=jobs)
     print_reports(reports, n_rows(table), quiet, n_data)
+    if lib is not None:
+        vs, note = against_library(obj, table, reports, lib)
+        print_reports(vs, n_rows(table), quiet and all(r.ok for r in reports), title=(
+            f"against {lib.name} itself ({lib.path.name}), same rows and tolerances"))
+        if note and not (quiet and all(r.ok for r in reports + vs)):
+            print(f"{lib.name}: {note}")
+        reports = reports + vs
     return 0 if all(r.ok for r in reports) else 1
+
+
+def _source_library(obj, path: Path | None, wanted: bool | None, allow_pickle: bool):
+    """The source library for ``--source-model``: on by default when the file is given and its
+    library is installed; ``--against-source`` without a file or library is a usage error."""
+    if wanted is False:
+        return None
+    if path is None:
+        if wanted:
+            raise RulekitError("--against-source needs --source-model FILE (the XGBoost, LightGBM or "
+                               "scikit-learn file the model was imported from)")
+        return None
+    if not hasattr(obj, "trees"):
+        raise RulekitError("--source-model applies to a model file imported from that library, not to "
+                           "a rules file")
+    fmt = source_library.source_format(path)
+    if not source_library.library_installed(fmt):
+        if wanted:
+            raise RulekitError(f"--against-source: {source_library.LIBRARY_MODULES[fmt]} is not installed")
+        print(f"rulekit: note: {source_library.LIBRARY_MODULES[fmt]} is not installed: not comparing "
+              f"with {path}", file=sys.stderr)
+        return None
+    return source_library.load(path, obj, allow_pickle=allow_pickle)
