@@ -507,7 +507,8 @@ class Builder(Transformer_NonRecursive):
         elif n == 5:  # `number < name <= number`
             lo, o1, a, o2, hi = c
             if type(a) is Tok and a.type == "NAME" and type(lo) is Tok and lo.type == "NUMBER" \
-                    and hi.type == "NUMBER" and o1.value in _UP and o2.value in _UP:
+                    and type(hi) is Tok and hi.type == "NUMBER" and o1.value in _UP \
+                    and o2.value in _UP:  # any side may be an oblique _Sum: check before .type
                 f = self.features.get(a.value)
                 if f is not None and f.kind == "numeric":
                     pos = (a.line, a.column, a.end_pos - a.start_pos)
