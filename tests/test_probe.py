@@ -33,6 +33,7 @@ def _loop_probe_matrix(base, thresholds, *, n_missing=200, max_rows=50_000, seed
     return np.vstack([base] + [np.asarray(rows)])
 
 
+@pytest.mark.slow
 def test_boundary_values_match_threshold_values():
     rng = np.random.default_rng(1)
     ts = EDGES + list(rng.normal(size=300) * 10.0 ** rng.integers(-40, 40, size=300))

@@ -28,6 +28,7 @@ def chain():
     return model, zoo._frame(model, M)
 
 
+@pytest.mark.slow
 def test_chain_5000(engine, chain, unique_name):
     eng, conn = engine
     model, data = chain
@@ -116,6 +117,7 @@ def _forest(n_trees: int, seed: int = 0) -> Model:
                  combiner=Combiner(kind="average"))
 
 
+@pytest.mark.slow
 def test_forest_1000_trees(engine, unique_name):
     eng, conn = engine
     model = _forest(1000)

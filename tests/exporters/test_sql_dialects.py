@@ -19,6 +19,7 @@ from rulekit.exporters.sql import query as sql_query
 from rulekit.ir.model import Feature, Model
 from rulekit.ir.tree import TreeBuilder
 from tests import zoo
+from tests.marks import slow_cases
 from tests.exporters.test_sql_engines import (KEY, compare, duck_conn, load, query, rules_of,  # noqa: F401
                                               run_bare, run_bare_snowflake_transpiled, run_in, sqlite_conn)
 
@@ -267,7 +268,8 @@ def _bare_snowflake(name, duck_conn, unique_name, *, bound: bool = False):
     assert ("TRANSFORM(" in expr_sql) == bound
 
 
-@pytest.mark.parametrize("name", [n for n in BARE_ENSEMBLES if n in zoo.zoo_names()])
+@pytest.mark.parametrize("name", slow_cases([n for n in BARE_ENSEMBLES if n in zoo.zoo_names()],
+                                            ["sklearn_forest_classifier"]))
 def test_bare_expression_snowflake_transpiled(name, duck_conn, unique_name):
     _bare_snowflake(name, duck_conn, unique_name, bound=_reads_sum_again(zoo.get(name)[0]))
 

@@ -166,6 +166,7 @@ LONG = {"vote": lambda: _long_rb("classification", "vote", 150),
 
 
 @pytest.mark.parametrize("case", list(LONG))
+@pytest.mark.slow
 def test_long_rule_base_bare(case, mysql_conn, duck_conn, unique_name):
     """1,050 rules in one expression: MariaDB overran its thread stack on a 1,000-term sum, so
     running sums are bound every 300 terms (Snowflake: every 100), the same additions in order."""
@@ -175,6 +176,7 @@ def test_long_rule_base_bare(case, mysql_conn, duck_conn, unique_name):
 
 
 @pytest.mark.parametrize("semantics", ["vote", "weighted-sum"])
+@pytest.mark.slow
 def test_huge_rule_base_postgres_mariadb(semantics, pg_conn, mysql_conn, unique_name):
     """Thousands of rules, both forms. PostgreSQL's bare form nested 98 derived tables and ran out
     of stack (``max_stack_depth``): its stages are correlated CTEs now. MariaDB takes 64 WITH
@@ -220,6 +222,7 @@ def test_too_many_stages_for_spark_is_refused():
         build(_long_rb("regression", "weighted-sum", 4), small, table="t", key=None, proba=False)
 
 
+@pytest.mark.slow
 def test_too_deep_for_sql_server_bare_is_refused():
     """SQL Server nests subqueries 32 deep: a bare form of more than 30 nested stages is refused;
     the table form (CTEs) is still written."""

@@ -14,6 +14,7 @@ import pytest
 
 from rulekit.exporters.sql import to_sql
 from tests import zoo
+from tests.marks import fast_cases
 from tests.exporters.test_sql_engines import KEY, compare, rules_of, table_columns, table_rows
 
 pytestmark = pytest.mark.spark
@@ -59,7 +60,8 @@ def _run(spark, obj, data, name: str) -> str:
     return sql
 
 
-@pytest.mark.parametrize("name", [m for m in MODELS if m in zoo.zoo_names()])
+@pytest.mark.parametrize("name", fast_cases([m for m in MODELS if m in zoo.zoo_names()],
+                                             ["handmade_nominal", "xgboost_binary_nan_hostile"]))
 def test_spark_zoo(spark, name):
     model, data = zoo.get(name)
     sql = _run(spark, model, data, "rk_zoo")
@@ -83,6 +85,7 @@ def _forest(n_trees: int, depth: int, names: list[str]):
     return rf, model, frame
 
 
+@pytest.mark.slow
 def test_spark_forest_walked_exact_and_bounded(spark):
     """A 40-tree depth-8 forest (hostile names, threshold and NULL rows) plans and runs quickly in
     Spark and matches scikit-learn exactly; before the walker this shape took minutes to plan."""
@@ -103,6 +106,7 @@ def test_spark_forest_walked_exact_and_bounded(spark):
     assert [r[1] for r in rows] == list(rf.classes_[np.argmax(P, axis=1)])
 
 
+@pytest.mark.slow
 def test_spark_walk_infinite_boundaries(spark):
     """Boundaries of +-inf travel as 'Infinity' strings; NULL follows each split's missing side."""
     from rulekit.ir.model import Combiner, Feature, Model
@@ -127,6 +131,7 @@ def test_spark_walk_infinite_boundaries(spark):
     assert "Infinity" in sql
 
 
+@pytest.mark.slow
 def test_spark_forest_1000_trees(spark):
     """1,000 trees as a SELECT and as the bare expression. Spark's analyzer spends iterations on
     each stage (100 stages of 10 trees hit its limit of 100), so stages grow to keep at most 20;
@@ -152,6 +157,7 @@ def test_spark_forest_1000_trees(spark):
         spark.conf.unset("spark.sql.codegen.wholeStage")
 
 
+@pytest.mark.slow
 def test_spark_long_rule_base(spark):
     """1,050 weighted-sum rules, both forms. Spark merges the stages into one expression: with plain
     running sums its 1,050-deep sum overflowed the stack serializing the task (the session died),
@@ -168,7 +174,8 @@ def test_spark_long_rule_base(spark):
     compare(rb, data, rows, proba=False, where="spark bare long rules")
 
 
-@pytest.mark.parametrize("case", ["vote", "vote-no-default", "vote-regression", "weighted-sum", "groups-softmax"])
+@pytest.mark.parametrize("case", fast_cases(["vote", "vote-no-default", "vote-regression", "weighted-sum",
+                                               "groups-softmax"], ["vote"]))
 def test_spark_rules_bare(spark, case):
     """Voting and weighted-sum rule bases as one expression (accumulators bound by transform)."""
     from tests.exporters.test_sql_rules import BARE, _data
@@ -182,6 +189,7 @@ def test_spark_rules_bare(spark, case):
 
 
 @pytest.mark.parametrize("name", ["handmade_nominal", "sklearn_gb_binary"])
+@pytest.mark.slow
 def test_spark_rules(spark, name):
     model, data = zoo.get(name)
     _run(spark, rules_of(model), data, "rk_rules")
@@ -190,6 +198,7 @@ def test_spark_rules(spark, name):
 @pytest.mark.parametrize("name", ["sklearn_extratrees_regressor", "sklearn_forest_classifier", "xgboost_binary_nan_hostile",
                                   "rulekit_forest_hard_vote", "sklearn_gb_multiclass_hostile", "xgboost_multiclass",
                                   "handmade_softmax_near_tie"])
+@pytest.mark.slow
 def test_spark_bare(spark, name):
     """The bare expression: no subquery, trees walked inline (one common subexpression per tree);
     softmax's class sums, exps and probabilities bound once each by ``transform`` over a struct."""

@@ -44,6 +44,7 @@ def _run(duck_conn, model, frame, *, proba=True):
     return sql, sorted(rows, key=lambda r: r[0])
 
 
+@pytest.mark.slow
 def test_forest_walked_exact(duck_conn):
     """A 12-tree depth-9 three-class forest: each big tree walked once (one column per tree feeding
     three sums), probabilities within 1e-12 of scikit-learn and identical labels."""
@@ -64,6 +65,7 @@ def test_forest_walked_exact(duck_conn):
     compare(model, frame, got, proba=False, where="duckdb bare")
 
 
+@pytest.mark.slow
 def test_small_trees_stay_case(duck_conn):
     """Boosting's small trees are cheaper as CASE in DuckDB (3-4x measured): not walked."""
     from sklearn.ensemble import HistGradientBoostingClassifier

@@ -44,6 +44,7 @@ from rulekit.importers.sklearn import tree_graph
 from rulekit.ir.model import Feature, Model
 from rulekit.probe import probe_rows
 from tests import zoo
+from tests.marks import slow_cases
 
 TOL = 1e-12
 pytestmark = pytest.mark.filterwarnings("ignore:X (has|does not have valid) feature names")
@@ -170,7 +171,8 @@ def assert_parity(est, model: Model, M, *, data=None) -> float:
     return diff
 
 
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", slow_cases(list(CASES), [c for c in CASES if c.startswith("hgb_")
+                                                            and c != "hgb_binary_nan"]))
 def test_parity_on_probe_and_nan_rows(case):
     est, model, M = fitted(case)
     assert np.isnan(M).any() and len(M) > 300
@@ -308,6 +310,7 @@ def _hostile_rows(X: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
+@pytest.mark.slow
 def test_hgb_categorical_pandas_parity():
     X, est, model = categorical_case()
     colour, grade = model.features[1], model.features[2]
@@ -340,6 +343,7 @@ def test_hgb_categorical_truncation_canary():
     assert (wrong.raw_output(rows) != sk).any()
 
 
+@pytest.mark.slow
 def test_hgb_categorical_numpy_input():
     rng = np.random.default_rng(3)
     n = 400
@@ -374,6 +378,7 @@ def test_hgb_missing_side_takes_unseen_categories():
 
 # --- refusals and wrappers ------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_single_step_pipeline_converts_and_multi_step_is_refused():
     est, model, M = fitted("hgb_multi_wine")
     X, y = dataset("wine")
@@ -428,9 +433,10 @@ def test_zoo_entries_equal_sklearn(name):
 
 # --- the command line -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", ["tree_clf_iris", "extratrees_reg_nan", "gb_binary_breast_cancer",
-                                  "gb_multi_wine", "gb_reg_diabetes", "hgb_binary_nan",
-                                  "hgb_multi_wine", "hgb_reg_diabetes"])
+@pytest.mark.parametrize("case", slow_cases(["tree_clf_iris", "extratrees_reg_nan", "gb_binary_breast_cancer",
+                                             "gb_multi_wine", "gb_reg_diabetes", "hgb_binary_nan",
+                                             "hgb_multi_wine", "hgb_reg_diabetes"],
+                                            ["gb_multi_wine", "hgb_multi_wine", "hgb_reg_diabetes"]))
 def test_cli_import_pickle(case, tmp_path, capsys):
     est, _, M = fitted(case)
     src, out = tmp_path / "model.joblib", tmp_path / "model.json"
@@ -441,6 +447,7 @@ def test_cli_import_pickle(case, tmp_path, capsys):
     assert_parity(est, rulekit.load(out), M)
 
 
+@pytest.mark.slow
 def test_cli_import_categorical_pickle(tmp_path, capsys):
     X, est, _ = categorical_case()
     src, out = tmp_path / "hgb.pkl", tmp_path / "hgb.json"
@@ -465,6 +472,7 @@ def test_cli_refuses_pickle_without_flag(tmp_path, capsys):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_cli_refuses_unconvertible_pickle(tmp_path, capsys):
     X, y = dataset("diabetes")
     est = HistGradientBoostingRegressor(loss="gamma", max_iter=2).fit(X, y - y.min() + 1)

@@ -366,6 +366,7 @@ def _ubj_str(s: str) -> bytes:
     return b"L" + struct.pack(">q", len(raw)) + raw
 
 
+@pytest.mark.slow
 def test_ubjson_decoder():
     data = (b"{" + _ubj_str("a") + b"[$d#i\x02" + struct.pack(">ff", 0.5, -1.25)
             + _ubj_str("b") + b"[#U\x03i\xffI\x01\x00T"

@@ -10,6 +10,7 @@ import pytest
 from rulekit.ir import compiled
 from rulekit.ir.tree import children_by_branch
 from tests import zoo
+from tests.marks import slow_cases
 
 
 def test_fast_path_is_built_where_a_compiler_exists():
@@ -56,7 +57,7 @@ def oracle_leaf(tree, row):
     return node
 
 
-@pytest.mark.parametrize("name", zoo.zoo_names())
+@pytest.mark.parametrize("name", slow_cases(zoo.zoo_names(), ["chain_deep"]))
 def test_evaluators_match_the_oracle(name):
     model, data = zoo.get(name)
     M = model.matrix(data)

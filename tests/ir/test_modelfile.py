@@ -116,6 +116,7 @@ def test_cli_reports_bad_files_in_one_line(tmp_path, capsys, text, needle):
     assert needle in err and err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_deep_chain_loads_predicts_saves_without_recursion(tmp_path):
     limit = sys.getrecursionlimit()
     model = zoo.chain_model(20_000)

@@ -26,6 +26,7 @@ def _thresholds(n=4000, seed=0):
     return list(ts) + list(mids) + [0.0, -0.0, 1e-45, 3.4028234663852886e38, 1e39, -1e39]
 
 
+@pytest.mark.slow
 def test_float32_le_boundary_matches_cast_then_compare():
     bad = []
     for t in _thresholds():
@@ -38,6 +39,7 @@ def test_float32_le_boundary_matches_cast_then_compare():
     assert not bad
 
 
+@pytest.mark.slow
 def test_float32_lt_boundary_matches_xgboost():
     bad = []
     for t in _thresholds():

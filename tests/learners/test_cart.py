@@ -85,6 +85,7 @@ def test_subset_split_is_the_best_partition(K, D, crit):
     assert len(edges) == 2 and edges.count(None) == 1
 
 
+@pytest.mark.slow
 def test_subset_heuristic_for_many_categories_and_classes():
     rng = np.random.default_rng(3)
     n, D, K = 600, 14, 3

@@ -26,6 +26,7 @@ def _data(n=800, seed=0):
     return X, y
 
 
+@pytest.mark.slow
 def test_same_seed_same_ensemble_other_seed_other_ensemble():
     X, y = _data()
     for cls in (RandomForestClassifier, ExtraTreesClassifier, BaggingClassifier):
@@ -35,6 +36,7 @@ def test_same_seed_same_ensemble_other_seed_other_ensemble():
         assert a == b and a != c
 
 
+@pytest.mark.slow
 def test_forest_beats_a_single_tree_and_votes_or_averages():
     X, y = _data(1000)
     Xt, yt = _data(2000, seed=1)

@@ -98,6 +98,7 @@ def test_reduced_error_pruning_regression_and_nominal():
     id3.model_.validate()
 
 
+@pytest.mark.slow
 def test_cost_complexity_alpha_chosen_on_pruning_set_and_by_cross_validation():
     X, y = _noisy(1500, 6)
     Xp, yp = _noisy(600, 7)

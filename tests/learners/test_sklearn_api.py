@@ -42,6 +42,7 @@ ESTIMATORS = [
 
 
 @pytest.mark.parametrize("est,xfail", ESTIMATORS, ids=lambda e: type(e).__name__ if hasattr(e, "fit") else "")
+@pytest.mark.slow
 def test_check_estimator(est, xfail):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -87,6 +88,7 @@ def test_numpy_object_columns_are_detected():
     assert np.array_equal(est.predict(arr), est.model_.predict(arr))
 
 
+@pytest.mark.slow
 def test_pipeline_and_cross_val_score():
     X, y = _mixed(400)
     for est in (ID3Classifier(max_depth=3), C45Classifier(), CARTClassifier(max_depth=5),

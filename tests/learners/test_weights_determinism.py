@@ -58,6 +58,7 @@ def test_fitting_twice_gives_the_same_model_file():
         assert dumps_model(make().fit(X, y).model_) == dumps_model(make().fit(X, y).model_)
 
 
+@pytest.mark.slow
 def test_deep_tree_without_recursion(tmp_path):
     # alternating labels: every best split peels one row off the end, a chain as deep as the data
     n = 1500

@@ -76,6 +76,7 @@ def test_predict_explain_names_the_path(golf, run):
     assert (df["prediction"] == playgolf()["play"]).all()
 
 
+@pytest.mark.slow
 def test_python_dash_m_rules(golf):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     r = subprocess.run([sys.executable, "-m", "rulekit", "rules", "golf.json", "--dnf", "-o", "d.rules"], cwd=golf,

@@ -299,6 +299,7 @@ def _nested_chain(n: int) -> RuleBase:
                     default=Conclusion(label=2))
 
 
+@pytest.mark.slow
 def test_diagram_gives_up_on_nested_chains_within_its_work_budget():
     # 6,000 nested rules took ~90 s to compile before the work budget (quadratic); now the compiler stops
     # after 64 units per rule and the generic evaluator answers.

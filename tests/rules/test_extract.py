@@ -16,6 +16,7 @@ from rulekit.rules.base import Compare, InSet, IsMissing, Or
 from rulekit.rules.boxes import count_literals
 from rulekit.rules.extract import extract
 from tests import zoo
+from tests.marks import slow_cases
 
 
 def assert_same(model, rb, data):
@@ -30,7 +31,7 @@ def assert_same(model, rb, data):
 
 
 @pytest.mark.parametrize("simplify", [False, True], ids=["raw", "simplified"])
-@pytest.mark.parametrize("name", zoo.zoo_names())
+@pytest.mark.parametrize("name", slow_cases(zoo.zoo_names(), ["chain_deep"]))
 def test_path_rules_reproduce_the_model(name, simplify):
     model, data = zoo.get(name)
     rb = rulekit.to_rules(model, simplify=simplify)
@@ -45,7 +46,7 @@ def test_path_rules_reproduce_the_model(name, simplify):
         assert {r.group for r in rb.rules} == set(range(len(model.trees)))
 
 
-@pytest.mark.parametrize("name", zoo.zoo_names())
+@pytest.mark.parametrize("name", slow_cases(zoo.zoo_names(), ["chain_deep"]))
 def test_generic_evaluator_agrees_with_the_diagram(name):
     model, data = zoo.get(name)
     rb = rulekit.to_rules(model)
@@ -99,6 +100,7 @@ def test_nominal_without_other_branch_sends_unseen_values_the_missing_way():
                                                                    IsMissing(feature="c")))
 
 
+@pytest.mark.slow
 def test_deep_chain_simplified_in_linear_time():
     model = zoo.chain_model(20_000)
     t = time.perf_counter()
@@ -110,6 +112,7 @@ def test_deep_chain_simplified_in_linear_time():
     assert rb.predict(xs).tolist() == model.predict(xs).tolist()
 
 
+@pytest.mark.slow
 def test_too_long_raw_paths_fall_back_to_simplified_ones():
     model = zoo.chain_model(3_300)  # the raw paths would hold 5.4 million tests
     raw = rulekit.to_rules(model, simplify=False)
