@@ -78,6 +78,8 @@ class Dialect:
     # derived tables); more: an ExportError naming --table
     tiny: float = 0.0  # nonzero doubles below this in magnitude are written scaled (:meth:`number`)
     bmp_identifiers: bool = False  # identifiers hold only Basic Multilingual Plane characters
+    column_forbids: str = ""  # characters an input column's name cannot hold, even quoted
+    no_trailing_space: bool = False  # names cannot end with ASCII white space (MariaDB: error 1166)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     # --- tokens ------------------------------------------------------------------------------------

@@ -25,4 +25,5 @@ DIALECT = Dialect(
     name="mysql", sqlglot="mysql", case_depth=50, trunc="TRUNCATE({}, 0)",
     stage_suffix=" LIMIT 18446744073709551615", max_identifier=64, correlated_from=False, bind=_bind,
     bare_depth=60, max_stages=56, max_batch=300, max_ctes=64, bare_sum=300, bmp_identifiers=True,
+    no_trailing_space=True,
 )

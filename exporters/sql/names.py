@@ -31,6 +31,15 @@ def _check_name(d: Dialect, name: str, what: str) -> None:
                               f"Multilingual Plane; {d.name} identifiers cannot hold it "
                               + ("(proba columns are named after the class labels)" if what == "output column"
                                  else "(rename it)"))
+    if d.no_trailing_space and name[-1] in " \t\n\v\f\r":
+        raise ExportError(f"{what} {name!r} ends with white space; {d.name} names cannot "
+                          + ("(proba columns are named after the class labels)" if what == "output column"
+                             else "(rename it)"))
+    if what in ("feature", "key column"):
+        bad = next((c for c in name if c in d.column_forbids), None)
+        if bad is not None:
+            raise ExportError(f"{what} {name!r} contains {bad!r}; {d.name} column names cannot hold it "
+                              f"(a quoted name with {bad!r} is read as a path there; rename it)")
     if d.max_identifier is not None:
         size = len(name.encode("utf-8")) if d.name == "postgres" else len(name)
         if size > d.max_identifier:
