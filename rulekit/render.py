@@ -1,12 +1,13 @@
 """Human views of a model: an indented text tree and Graphviz dot (no recursion, readable numbers).
 
-Dot labels are escaped by :mod:`rulekit.picture_text` (control characters shown as ``\\u001b``)."""
+Names are escaped by :mod:`rulekit.picture_text`: control characters show as ``\\u001b`` in dot
+labels and in the text tree (an escape sequence in a name cannot drive the terminal)."""
 
 from __future__ import annotations
 
 from rulekit.ir.model import Model
 from rulekit.ir.tree import children_by_branch, root_of
-from rulekit.picture_text import dot_string
+from rulekit.picture_text import dot_string, visible
 
 
 def readable(x: float) -> str:
@@ -85,7 +86,7 @@ def tree_text(model: Model, index: int = 0) -> str:
         labels = branch_labels(model, tree, node)
         for child, lab in reversed(list(zip(kids, labels))):
             stack.append((child, level + (1 if label is not None else 0), lab))
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(visible, lines)) + "\n"  # no raw control character reaches a terminal
 
 
 def model_text(model: Model) -> str:

@@ -18,7 +18,7 @@ import pytest
 import rulekit
 from rulekit.picture_text import mermaid_text, visible
 from rulekit.pictures import model_mermaid, model_svg
-from rulekit.render import model_dot
+from rulekit.render import model_dot, model_text
 from rulekit.rule_pictures import rules_dot, rules_mermaid, rules_svg
 from rulekit.rules import text as rtext
 
@@ -74,6 +74,12 @@ def test_svg_is_well_formed_and_shows_every_name(model):
         texts = "\n".join(_svg_texts(svg))
         for shown in _expected(model, draw):
             assert shown in texts, shown
+
+
+def test_text_tree_sends_no_control_character_to_the_terminal(model):
+    text = model_text(model)
+    assert re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]", text) is None
+    assert visible(NAMES[0]) in text
 
 
 def test_counts_are_whole_numbers_with_the_exact_value_in_a_tooltip(model):
