@@ -1,0 +1,128 @@
+"""The `rules` command's default path on planted concepts (issue #17): `fit` with defaults, then
+`rules --prune-data P --dnf` finds the concept; every step is reported; no silent collapse;
+`--select none`, `--prune reduced-error` and `--induce` from the command line."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import rulekit
+from rulekit.cli import main
+from rulekit.rules.base import Or
+from rulekit.testing import concepts as C
+
+
+@pytest.fixture
+def run(capsys, monkeypatch):
+    def _run(*args, cwd):
+        monkeypatch.chdir(cwd)
+        with pytest.raises(SystemExit) as ex:
+            main([str(a) for a in args])
+        out = capsys.readouterr()
+        return SimpleNamespace(returncode=ex.value.code, stdout=out.out, stderr=out.err)
+
+    return _run
+
+
+def _write(path, X, y):
+    df = X.copy()
+    df["y"] = y
+    df.to_csv(path, index=False)
+
+
+def _concept_files(tmp_path, seed, noise=0.05, n=2000, m=700):
+    concept = C.nominal_dnf(seed, noise=noise, irrelevant=(5, 8))
+    rng = np.random.default_rng(seed)
+    _write(tmp_path / "train.csv", *concept.sample(n, rng))
+    _write(tmp_path / "prune.csv", *concept.sample(m, rng))
+    return concept
+
+
+def _used(rb) -> set[str]:
+    out, stack = set(), [r.condition for r in rb.rules]
+    while stack:
+        node = stack.pop()
+        stack.extend(getattr(node, "items", ()) or ())
+        if getattr(node, "feature", None):
+            out.add(node.feature)
+    return out
+
+
+@pytest.mark.parametrize("seed", [4, 7, 12])
+def test_default_path_recovers_a_planted_concept(tmp_path, run, seed):
+    concept = _concept_files(tmp_path, seed)
+    assert run("fit", "train.csv", "--target", "y", "-o", "m.json", cwd=tmp_path).returncode == 0
+    r = run("rules", "m.json", "--prune-data", "prune.csv", "--dnf", "-o", "m.rules", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rb = rulekit.load(tmp_path / "m.rules")
+    assert C.recovered(concept, rb.predict, _used(rb)), rulekit.dsl.dumps(rb)
+    assert "tree reduced-error pruning:" in r.stderr and "accuracy on the pruning data" in r.stderr
+    assert all(not isinstance(r_.condition, Or) or r_.condition.items for r_ in rb.rules)
+
+
+def test_random_pruning_labels_collapse_with_one_warning(tmp_path, run):
+    concept = _concept_files(tmp_path, 4)
+    rng = np.random.default_rng(1)
+    X, _ = concept.sample(200, rng)
+    _write(tmp_path / "prune.csv", X, np.zeros(len(X), int))  # one class only: no rule can help
+    assert run("fit", "train.csv", "--target", "y", "-o", "m.json", cwd=tmp_path).returncode == 0
+    r = run("rules", "m.json", "--prune-data", "prune.csv", "--dnf", "-q", "-o", "m.rules", cwd=tmp_path)
+    assert r.returncode == 0
+    warn = [line for line in r.stderr.splitlines() if "warning" in line]
+    assert len(warn) == 1 and "only the default class 0" in warn[0] and "try" in warn[0], r.stderr
+    rb = rulekit.load(tmp_path / "m.rules")
+    assert not rb.rules and rb.default.label == 0  # no 'if true' rule before an unreachable default
+
+
+def test_reduced_error_steps_never_lose_pruning_accuracy(tmp_path, run):
+    _concept_files(tmp_path, 7, noise=0.1)
+    assert run("fit", "train.csv", "--target", "y", "-o", "m.json", cwd=tmp_path).returncode == 0
+    for select in ("mdl", "none"):
+        r = run("rules", "m.json", "--prune-data", "prune.csv", "--prune", "reduced-error", "--select", select,
+                "-o", f"{select}.rules", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        accs = [float(line.rsplit(" ", 1)[1]) for line in r.stderr.splitlines() if "accuracy on the pruning" in line]
+        assert len(accs) >= 3 and accs[-1] >= accs[0], r.stderr
+
+
+def test_select_none_keeps_more_rules_than_mdl(tmp_path, run):
+    _concept_files(tmp_path, 12, noise=0.12)
+    assert run("fit", "train.csv", "--target", "y", "-o", "m.json", cwd=tmp_path).returncode == 0
+    sizes = {}
+    for select in ("mdl", "none"):
+        assert run("rules", "m.json", "--prune-data", "prune.csv", "--select", select, "-q", "-o",
+                   f"{select}.rules", cwd=tmp_path).returncode == 0
+        sizes[select] = len(rulekit.load(tmp_path / f"{select}.rules").rules)
+    assert sizes["none"] > sizes["mdl"]
+    r = run("rules", "m.json", "--prune-data", "prune.csv", "--select", "best", "-o", "x.rules", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--select" in r.stderr
+
+
+def test_induce_learns_rules_from_data(tmp_path, run):
+    concept = _concept_files(tmp_path, 4, noise=0.02)
+    r = run("rules", "train.csv", "--target", "y", "--induce", "-o", "i.rules", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rb = rulekit.load(tmp_path / "i.rules")
+    X, y = concept.sample(2000, np.random.default_rng(99), noisy=False)
+    assert np.mean(np.asarray(rb.predict(X)) == y) >= 0.97
+    r = run("rules", "train.csv", "--induce", "-o", "j.rules", cwd=tmp_path)
+    assert r.returncode == 2 and "--target" in r.stderr and r.stderr.count("\n") == 1
+    assert not (tmp_path / "j.rules").exists()
+
+
+def test_a_rule_that_always_holds_becomes_the_default():
+    from rulekit.learners import CARTClassifier
+    from rulekit.rules.base import Compare, IsMissing
+    from rulekit.rules.pipeline import drop_catch_all
+
+    rb = rulekit.to_rules(CARTClassifier(max_depth=1).fit([[0], [1], [2], [3]], [0, 0, 1, 1]).model_)
+    always = Or(items=(Compare(feature="x0", op="<=", value=1.5), Compare(feature="x0", op=">", value=1.5),
+                       IsMissing(feature="x0")))
+    rb = rb.model_copy(update={"rules": (rb.rules[0].model_copy(update={"condition": always}),) + rb.rules[1:]})
+    out = drop_catch_all(rb)
+    assert not out.rules and out.default.label == rb.rules[0].conclusion.label
+    X = [[-1.0], [5.0], [float("nan")]]
+    assert list(out.predict(X)) == list(rb.predict(X))
