@@ -9,6 +9,7 @@ from rulekit import progress
 from rulekit.commands.source import describe
 from rulekit.errors import RulekitError
 from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
+from rulekit.foreign import identify
 from rulekit.rename import merge, parse_pairs, read_mapping, rename_features
 from rulekit.util import count
 
@@ -42,6 +43,8 @@ def load_foreign(file: Path, format: str | None, allow_pickle: bool):
         raise RulekitError(f"{file}: cannot read ({err.strerror or err})") from None
     if b'"rulekit-model"' in head[:300]:
         raise RulekitError(f"{file}: already a rulekit model file; use it as it is (no import needed)")
+    if format is None:
+        _refuse_unimportable(file, head)
     fmt = format or sniff_format(file, head)
     try:
         return _load(file, fmt, allow_pickle)
@@ -49,6 +52,18 @@ def load_foreign(file: Path, format: str | None, allow_pickle: bool):
         if err.file is None and str(file) not in str(err):
             raise type(err)(f"{file}: {err.message}") from None
         raise
+
+
+def _refuse_unimportable(file: Path, head: bytes) -> None:
+    """ONNX and PMML files, and rulekit rules files, named as such instead of 'cannot tell'."""
+    kind = identify(head, file)
+    if kind is not None and kind[1] is None:
+        raise RulekitError(f"{file}: {kind[0]}; rulekit imports scikit-learn pickles, XGBoost JSON/UBJ "
+                           f"and LightGBM text models (import the model it was made from)")
+    lines = (line.strip() for line in head.decode("utf-8", "replace").splitlines())
+    first = next((line for line in lines if line and not line.startswith("#")), "")
+    if first.startswith("rulebase "):
+        raise RulekitError(f"{file}: already a rulekit rules file; use it as it is (no import needed)")
 
 
 def _load(file: Path, fmt: str, allow_pickle: bool):

@@ -124,3 +124,20 @@ def test_the_import_line_runs(tmp_path, capsys):
 ])
 def test_rulekit_and_unknown_files_are_not_called_foreign(head):
     assert identify(head, "x.json") is None
+
+
+@pytest.mark.parametrize("case", ["onnx", "pmml"])
+def test_import_names_formats_it_cannot_read(tmp_path, capsys, case):
+    make, what, _ = CASES[case]
+    path = make(tmp_path)
+    code, out, err = run_cli(["import", path, "-o", tmp_path / "z.json"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert f"{path}: {what}; rulekit imports" in err and not (tmp_path / "z.json").exists()
+
+
+def test_import_of_a_rules_file_says_no_import_is_needed(tmp_path, capsys):
+    path = tmp_path / "m.rules"
+    path.write_text("# comment\n\nrulebase churn\ntarget y: classes {a, b}\nfeature x: numeric\n"
+                    "default a\n")
+    code, _, err = run_cli(["import", path, "-o", tmp_path / "z.json"], capsys)
+    assert code == 2 and "already a rulekit rules file" in err, err
