@@ -17,9 +17,10 @@ def to_sql(obj: Any, dialect: str = "sqlite", table: str | None = None, **option
     return exporters.get("sql")(obj, dialect=dialect, table=table, **options)
 
 
-def to_onnx(obj: Any, **options: Any):
-    """An ``onnx.ModelProto`` for onnxruntime (TreeEnsemble where possible)."""
-    return exporters.get("onnx")(obj, **options)
+def to_onnx(obj: Any, dtype: str = "auto", **options: Any):
+    """An ``onnx.ModelProto`` for onnxruntime (TreeEnsemble where possible). ``dtype="auto"``: float64
+    input when any test of ``obj`` compares in float64, else float32; ``"float"``/``"double"``."""
+    return exporters.get("onnx")(obj, dtype=dtype, **options)
 
 
 def export(obj: Any, target: str, **options: Any):

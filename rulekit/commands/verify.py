@@ -106,9 +106,9 @@ def _label_keys(values, classes) -> list:
     return keys
 
 
-def rows_differ(obj, expected_pred, expected_proba, outcome: runtimes.Outcome, tol: float) -> int:
-    """Rows where ``outcome`` differs from the source: another label, or a probability (value,
-    relative to max(1, |y|)) more than ``tol`` away."""
+def rows_differ(obj, expected_pred, expected_proba, outcome: runtimes.Outcome, tol: float) -> np.ndarray:
+    """Rows (a boolean mask) where ``outcome`` differs from the source: another label, or a
+    probability (value, relative to max(1, |y|)) more than ``tol`` away."""
     if obj.task == "classification":
         want = _label_keys(list(expected_pred), obj.classes)
         got = _label_keys(list(outcome.prediction), obj.classes)
@@ -116,11 +116,11 @@ def rows_differ(obj, expected_pred, expected_proba, outcome: runtimes.Outcome, t
         if outcome.proba is not None and outcome.proba.shape == expected_proba.shape:
             diff = np.abs(outcome.proba - expected_proba)
             bad |= ~(diff <= tol).all(axis=1)
-        return int(bad.sum())
+        return bad
     want = np.asarray(expected_pred, np.float64)
     got = np.asarray(outcome.prediction, np.float64)
     rel = np.abs(got - want) / np.maximum(1.0, np.abs(want))
-    return int((~(rel <= tol) & ~(np.isnan(got) & np.isnan(want))).sum())
+    return ~(rel <= tol) & ~(np.isnan(got) & np.isnan(want))
 
 
 def compare(obj, expected_pred, expected_proba, outcome: runtimes.Outcome, tol: float):
@@ -178,7 +178,7 @@ def verify(obj, table: Table, backends: list[str], *, explicit: bool = False,
     def check(name: str) -> Report:
         with progress.phase(name):
             rows = subset if name in PER_ROW_BACKENDS else None
-            return _check_backend(obj, table, name, expected, rows, explicit)
+            return _check_backend(obj, table, name, expected, rows, explicit, n_data)
 
     with runtimes.keep_exports(), progress.bar("verifying backends", total=len(backends)) as bar, \
             big_thread_stacks():
@@ -215,7 +215,7 @@ def _reference(obj, table: Table) -> tuple:
 
 
 def _check_backend(obj, table: Table, name: str, expected: tuple, rows: np.ndarray | None,
-                   explicit: bool) -> Report:
+                   explicit: bool, n_data: int | None = None) -> Report:
     """One backend on ``table`` (or its ``rows``) against ``expected``; failures become reports."""
     run = runtimes.runner(name)
     tol = 1e-6 if float32_input(obj, name) else 1e-12
@@ -238,9 +238,11 @@ def _check_backend(obj, table: Table, name: str, expected: tuple, rows: np.ndarr
     status = "ok" if mism == 0 and diff <= tol else "DISAGREES"
     note = ""
     if status != "ok" and float32_input(obj, name) and uses_float64(obj):
-        note = (f"input rounded to float32: {rows_differ(obj, *want, outcome, tol):,} rows differ "
-                f"(this model compares in float64; its default ONNX export, --dtype auto, takes "
-                f"double input)")
+        bad = rows_differ(obj, *want, outcome, tol)
+        data = "" if n_data is None or rows is not None else \
+            f", {int(bad[:n_data].sum()):,} of the {n_data:,} data rows"
+        note = (f"input rounded to float32: {int(bad.sum()):,} of {len(bad):,} rows differ{data} (this "
+                f"model compares in float64; its default ONNX export, --dtype auto, takes double input)")
     return Report(name, len(outcome.prediction), mism, diff, outcome.seconds, status, total, note,
                   outcome, rows)
 

@@ -846,3 +846,25 @@ def test_default_export_matches_the_source_libraries():
     model, data = zoo.get("xgboost_binary_nan_hostile")
     xgbc = zoo.FOREIGN_ESTIMATORS["xgboost_binary_nan_hostile"]
     assert not _source_parity(model, xgbc.predict, xgbc.predict_proba, data, probe_name="xgb")
+
+
+def test_auto_dtype_of_rule_bases_follows_their_precision():
+    """float32 rule bases (from scikit-learn/XGBoost trees) take float input; float64 ones, and any
+    with an oblique test (summed in float64), take double."""
+    import rulekit
+
+    tree, _ = zoo.get("sklearn_tree_binary")
+    rb = rulekit.to_rules(tree)
+    assert rb.precision == "float32"
+    assert to_onnx(rb).graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+    c45, _ = zoo.get("learned_c45_fractional")
+    rb64 = rulekit.to_rules(c45)
+    assert rb64.precision == "float64"
+    assert to_onnx(rb64).graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.DOUBLE
+    oblique = RuleBase(task="regression", features=RB_FEATURES, precision="float32", rules=(
+        Rule(condition=Linear(terms=((0.5, "x"), (0.25, "y")), op="<=", value=1.0),
+             conclusion=Conclusion(value=1.0)),), default=Conclusion(value=0.0))
+    assert to_onnx(oblique).graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.DOUBLE
+    plain = oblique.model_copy(update={"rules": (Rule(condition=_cmp("x", "<=", 1.0),
+                                                      conclusion=Conclusion(value=1.0)),)})
+    assert to_onnx(plain).graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
