@@ -250,7 +250,7 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
 
 @app.command()
 def predict(source: Path = typer.Argument(..., help="a model file or rules file"),
-            data: Path = typer.Argument(..., help="CSV with a header row (empty cell: missing)"),
+            data: Path = typer.Argument(..., help="CSV with a header row (empty and NA cells: missing; see --na-values)"),
             proba: bool = typer.Option(False, "--proba", help="a proba:<class> column per class"),
             explain: bool = typer.Option(False, "--explain",
                                          help="an explanation column: the rule or path that decided"),

@@ -303,5 +303,5 @@ class Model:
 
     def __repr__(self) -> str:
         kind = "tree" if len(self.trees) == 1 else f"{self.combiner.kind} of {len(self.trees)} trees"
-        return f"<rulekit.Model {self.task} {kind}, {self.n_features} features>"
+        return f"<rulekit.Model {self.task} {kind}, {self.n_features} feature{'s' * (self.n_features != 1)}>"
 

@@ -108,3 +108,13 @@ def test_one_rule_is_one_rule(tmp_path, capsys):
     code, _, err = run_cli(["rules", model, "--dnf", "-o", tmp_path / "m.rules"], capsys)
     assert code == 0 and re.search(r"wrote \S+ \(\d+ rules?, \d+ conditions?\)", err), err
     assert not re.search(r"\b1 rules\b|\b1 conditions\b", err), err
+
+
+def test_model_repr_counts_features():
+    from rulekit.ir.model import Model
+    from rulekit.ir.tree import TreeBuilder
+
+    b = TreeBuilder()
+    b.leaf((1.0,))
+    assert repr(Model([b.graph], ["x"], task="regression")).endswith(", 1 feature>")
+    assert repr(Model([b.graph], ["x", "z"], task="regression")).endswith(", 2 features>")
