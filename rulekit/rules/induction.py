@@ -7,7 +7,9 @@ information gain, pruned on the other third (dropping the final conditions that 
 the description length stays within 64 bits of the best seen. Covered cases are removed and the
 next rule is learned. Each class's rule set is then cut to its minimum description length on all
 the training data (C4.5rules' measure: the exceptions plus half the theory bits; whole rules and
-single conditions can go), which drops the rules that only fit noise. The most frequent class is
+single conditions can go), which drops the rules that only fit noise. Before that cut, RIPPER's
+optimisation (``optimize`` passes, 2 by default as in RIPPER2) weighs each rule against a replacement
+and a revision, pruned for the whole rule set's error on held-out cases, by description length. The most frequent class is
 the default. The result is an ordinary first-hit :class:`~rulekit.rules.base.RuleBase`.
 
     >>> from rulekit.rules.induction import RuleInducer
@@ -95,11 +97,12 @@ class RuleInducer(ClassifierMixin, BaseEstimator):
     ``max_thresholds`` numeric split candidates per feature and step (quantiles of the covered cases).
     ``mdl``           cut each class's rules to their minimum description length afterwards.
     ``nominal_features`` ``"auto"`` or the names of the columns to treat as nominal.
+    ``optimize``      RIPPER's optimisation passes over each class's rules (0: IREP* alone).
     """
 
     def __init__(self, *, positive: Any = None, prune_ratio: float = 1 / 3, max_thresholds: int = 48,
                  max_rules: int = 64, mdl: bool = True, theory_weight: float = 0.5,
-                 nominal_features: Any = "auto", random_state: Any = 0):
+                 nominal_features: Any = "auto", random_state: Any = 0, optimize: int = 2):
         self.positive = positive
         self.prune_ratio = prune_ratio
         self.max_thresholds = max_thresholds
@@ -108,6 +111,7 @@ class RuleInducer(ClassifierMixin, BaseEstimator):
         self.theory_weight = theory_weight
         self.nominal_features = nominal_features
         self.random_state = random_state
+        self.optimize = optimize
 
     # --- fit --------------------------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> RuleInducer:
@@ -192,6 +196,10 @@ def _induce(shell: RuleBase, M: np.ndarray, yc: np.ndarray, est: RuleInducer) ->
         if pos.size == 0:
             continue
         rules = _learn_class(data, pos, neg, rng, est)
+        for _ in range(est.optimize):
+            if not rules:
+                break
+            rules = _optimize(data, rules, pos, neg, rng, est)
         if est.mdl and rules:
             rules = _mdl_cut(data, rules, pos, neg, est.theory_weight)
         learned.extend((c, r) for r in rules)
@@ -235,6 +243,72 @@ def _learn_class(data: _Data, pos: np.ndarray, neg: np.ndarray, rng, est: RuleIn
         P = np.setdiff1d(P, cp, assume_unique=True)
         N = np.setdiff1d(N, cn, assume_unique=True)
     return rules
+
+
+def _optimize(data: _Data, rules: list[list[tuple]], pos: np.ndarray, neg: np.ndarray, rng,
+              est: RuleInducer) -> list[list[tuple]]:
+    """RIPPER's optimisation pass: each rule against a replacement grown from scratch and a revision
+    grown from the rule itself, both pruned for the error of the whole rule set on held-out cases;
+    the variant giving the shortest description of the class wins. Then positives left uncovered
+    get new rules (IREP*)."""
+    rules = [list(r) for r in rules]
+    w = est.theory_weight
+    for i in range(len(rules)):
+        Pg, Pp = _split(pos, est.prune_ratio, rng)
+        Ng, Np = _split(neg, est.prune_ratio, rng)
+        others = rules[:i] + rules[i + 1:]
+        variants = [rules[i]]
+        rep = _grow(data, Pg, Ng)
+        if rep:
+            variants.append(_prune_in_set(data, others, rep, Pp, Np))
+        cp, cn = _covers(data, rules[i], Pg), _covers(data, rules[i], Ng)
+        rev = rules[i] + _grow(data, Pg[cp], Ng[cn])
+        if len(rev) > len(rules[i]):
+            variants.append(_prune_in_set(data, others, rev, Pp, Np))
+        costs = [_dl(data, others[:i] + [v] + others[i:], pos, neg, w) for v in variants]
+        rules[i] = variants[int(np.argmin(costs))]
+    covered = np.zeros(pos.size, bool)
+    for r in rules:
+        covered |= _covers(data, r, pos)
+    if (~covered).any():
+        rules += _learn_class(data, pos[~covered], neg, rng, est)
+    return rules
+
+
+def _prune_in_set(data: _Data, others: list[list[tuple]], rule: list[tuple], Pp: np.ndarray,
+                  Np: np.ndarray) -> list[tuple]:
+    """The prefix of ``rule`` with the fewest errors of the whole rule set on the pruning cases."""
+    base_p = np.zeros(Pp.size, bool)
+    base_n = np.zeros(Np.size, bool)
+    for r in others:
+        base_p |= _covers(data, r, Pp)
+        base_n |= _covers(data, r, Np)
+    okp = np.ones(Pp.size, bool)
+    okn = np.ones(Np.size, bool)
+    best_k, best_e = len(rule), None
+    errs = []
+    for lit in rule:
+        okp &= data.literal_truth(lit, Pp)
+        okn &= data.literal_truth(lit, Np)
+        errs.append(int((~(base_p | okp)).sum() + (base_n | okn).sum()))
+    for k in range(len(rule), 0, -1):
+        if best_e is None or errs[k - 1] <= best_e:
+            best_k, best_e = k, errs[k - 1]
+    return rule[:best_k]
+
+
+def _dl(data: _Data, rules: list[list[tuple]], pos: np.ndarray, neg: np.ndarray, w: float) -> float:
+    """Description length of a class's rules: exceptions plus ``w`` times the theory bits."""
+    cov_p = np.zeros(pos.size, bool)
+    cov_n = np.zeros(neg.size, bool)
+    for r in rules:
+        cov_p |= _covers(data, r, pos)
+        cov_n |= _covers(data, r, neg)
+    r_ = int(cov_p.sum() + cov_n.sum())
+    fn = int((~cov_p).sum())
+    N = pos.size + neg.size
+    return (_log2_binom(r_, int(cov_n.sum())) + _log2_binom(N - r_, fn)
+            + w * sum(data.theory_bits(r) for r in rules))
 
 
 def _split(idx: np.ndarray, ratio: float, rng) -> tuple[np.ndarray, np.ndarray]:
