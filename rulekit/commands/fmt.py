@@ -14,7 +14,7 @@ from pathlib import Path
 from rulekit import dsl, progress
 from rulekit.commands.source import read_rules_text
 from rulekit.errors import RulekitError
-from rulekit.fileio import write_atomic
+from rulekit.fileio import report_written, write_atomic
 
 
 def run(rules_file: str | Path, check: bool = False, *, quiet: bool = False) -> int:
@@ -45,6 +45,5 @@ def run(rules_file: str | Path, check: bool = False, *, quiet: bool = False) -> 
     except (OSError, RulekitError) as err:
         print(f"rulekit: cannot write {rules_file}: {err}", file=sys.stderr)
         return 2
-    if not quiet:
-        print(f"reformatted {rules_file}")
+    report_written(rules_file, "reformatted", quiet=quiet)
     return 0

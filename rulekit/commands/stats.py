@@ -15,11 +15,12 @@ from rulekit import progress
 from rulekit.commands.source import read_rules_text
 from rulekit.dsl.restat import replace_stats, rule_stat_spans
 from rulekit.errors import DataError
-from rulekit.fileio import check_distinct, check_output_path, is_stdout, write_atomic
+from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_written, write_atomic
 from rulekit.rules.base import RuleBase
 from rulekit.rules.pipeline import split_data
 from rulekit.rules.stats import annotate
 from rulekit.table import check_columns, located, read_csv
+from rulekit.util import count
 
 
 def refresh(rb: RuleBase, X, y) -> RuleBase:
@@ -48,5 +49,6 @@ def run(*, rules: Path, data: Path, output: str, target: str | None = None, quie
     out = replace_stats(text, new, spans)
     write_atomic(output, out)
     if not quiet and not is_stdout(output):
-        print(f"wrote {output}: statistics of {len(rb.rules)} rules on {len(columns[col]):,} rows")
+        report_written(output, f"statistics of {count(len(rb.rules), 'rule')} on "
+                               f"{count(len(columns[col]), 'row')}")
     return 0

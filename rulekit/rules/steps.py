@@ -14,6 +14,7 @@ import numpy as np
 
 from rulekit.ir.tree import root_of
 from rulekit.rules.boxes import count_literals
+from rulekit.util import count
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class Steps:
         out = []
         for s in self.items:
             acc = "" if s.accuracy is None else f", accuracy on the pruning data {s.accuracy:.4f}"
-            out.append(f"{s.name}: {s.rules} rules, {s.literals} conditions{acc}")
+            out.append(f"{s.name}: {count(s.rules, 'rule')}, {count(s.literals, 'condition')}{acc}")
         return out
 
 

@@ -60,25 +60,39 @@ def _writers(tmp, data, model):
         "predict": (["predict", model, data], tmp / "p.csv", "10 rows"),
         "show": (["show", model, "--format", "dot"], tmp / "s.dot", "a tree as dot"),
     }
+    messy = tmp / "messy.rules"
+    messy.write_text("rulebase r\ntarget y: classes {no, yes}\nfeature a: numeric\nfeature b: numeric\n"
+                     "default no\nr1:   if a >  4.5 then yes\n")
+    cases["fmt"] = (["fmt", messy], None, "reformatted")
+    cases["stats"] = (["stats", messy, data], tmp / "st.rules", "statistics of 1 rule on 10 rows")
     if import_src is not None:
         cases["import"] = (["import", import_src], tmp / "i.json", "a tree, 1 feature")
     return cases
 
 
-@pytest.mark.parametrize("command", ["fit", "rules", "export", "predict", "show", "import"])
+@pytest.mark.parametrize("command", ["fit", "rules", "export", "predict", "show", "import", "fmt",
+                                     "stats"])
 def test_every_writer_says_wrote_on_stderr(files, capsys, command):
     tmp, data, model = files
     cases = _writers(tmp, data, model)
     if command not in cases:
         pytest.skip("xgboost is not installed")
     args, out_path, detail = cases[command]
-    code, out, err = run_cli(args + ["-o", out_path], capsys)
+    if out_path is None:  # fmt rewrites its input in place
+        out_path, original = args[1], args[1].read_text()
+        code, out, err = run_cli(args, capsys)
+    else:
+        code, out, err = run_cli(args + ["-o", out_path], capsys)
     assert code == 0 and out == "", (out, err)
     lines = [line for line in err.splitlines() if not line.startswith("rulekit: ")]
     assert len(lines) == 1 and lines[0].startswith(f"wrote {out_path} (") and lines[0].endswith(")"), err
     assert detail in lines[0], err
-    out_path.unlink()
-    code, out, err = run_cli(args + ["-o", out_path, "-q"], capsys)
+    if command == "fmt":
+        out_path.write_text(original)
+        code, out, err = run_cli(args + ["-q"], capsys)
+    else:
+        out_path.unlink()
+        code, out, err = run_cli(args + ["-o", out_path, "-q"], capsys)
     assert (code, out, err) == (0, "", "") and out_path.exists()
 
 
