@@ -15,7 +15,8 @@ from rulekit.util import gc_paused
 
 __version__ = "0.1.0"
 __all__ = ["Combiner", "Feature", "Model", "RuleBase", "RulekitError", "dsl", "export", "from_lightgbm",
-           "from_sklearn", "from_xgboost", "load", "rename_features", "stats", "to_rules"]
+           "diff", "from_sklearn", "from_xgboost", "load", "rename_features", "stats",
+           "to_rules"]
 
 
 def load(path):

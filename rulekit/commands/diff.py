@@ -13,8 +13,8 @@ from pathlib import Path
 
 from rulekit import progress
 from rulekit.commands.source import describe, load_source
-from rulekit.diff import diff
-from rulekit.diff.report import to_csv, to_json, to_text
+from rulekit.diffing import diff
+from rulekit.diffing.report import to_csv, to_json, to_text
 from rulekit.table import check_columns, located, read_csv
 
 

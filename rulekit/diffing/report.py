@@ -1,4 +1,4 @@
-"""A :class:`rulekit.diff.Diff` as text (people), JSON (programs) or CSV (one change per line).
+"""A :class:`rulekit.diffing.Diff` as text (people), JSON (programs) or CSV (one change per line).
 
 CSV columns: ``what`` (rule-added, rule-removed, rule-changed, region, row), ``id`` (rule id, or the
 row's 0-based index), ``kind`` (changed fields; label/proba/value for regions), ``before``,
@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 
-from rulekit.diff import Diff
+from rulekit.diffing import Diff
 
 TEXT_ROWS = 20
 

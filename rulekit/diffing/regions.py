@@ -159,27 +159,35 @@ def overlay(a: list[Box], b: list[Box], budget: list[int]) -> list[Box]:
     return out
 
 
-def witness(cells: list[Box], features: Sequence[Feature]) -> pd.DataFrame:
-    """One point inside each cell, as a table of the merged features (nominal values as labels)."""
+def witness(cells: list[Box], features: Sequence[Feature]) -> tuple[pd.DataFrame, np.ndarray]:
+    """One point inside each cell, as a table of the merged features (nominal values as labels), and
+    whether the cell holds any input at all (a domain value ``""`` reads as missing: a cell holding
+    only it, and no missing value, is reached by no row)."""
     cols: dict[str, list] = {}
+    reachable = np.ones(len(cells), bool)
     for j, f in enumerate(features):
         dom = f.domain or ()
         col = []
-        for cell in cells:
+        for i, cell in enumerate(cells):
             c = cell.items.get(j)
             if c is None:
-                col.append(dom[0] if dom else (UNSEEN_VALUE if f.kind == "nominal" else 0.0))
+                c = NomSet(frozenset(range(-1, len(dom))), len(dom), True) if f.kind == "nominal" else None
+            if c is None:
+                col.append(0.0)
             elif isinstance(c, NomSet):
-                if not c.codes:
-                    col.append(None)
-                else:
-                    code = min(c.codes, key=lambda k: (k < 0, k))
+                codes = sorted(k for k in c.codes if k < 0 or dom[k] != "")
+                if codes:
+                    code = codes[-1] if codes[0] < 0 and len(codes) > 1 else codes[0]
                     col.append(dom[code] if code >= 0 else UNSEEN_VALUE)
+                else:
+                    col.append(None)
+                    reachable[i] &= c.missing
             else:
                 col.append(_num_witness(c))
         cols[f.name] = col if f.kind == "nominal" else np.asarray(col, np.float64)
-    return pd.DataFrame({k: (pd.Series(v, dtype=object) if not isinstance(v, np.ndarray) else v)
-                         for k, v in cols.items()})
+    X = pd.DataFrame({k: (pd.Series(v, dtype=object) if not isinstance(v, np.ndarray) else v)
+                      for k, v in cols.items()})
+    return X, reachable
 
 
 def _num_witness(c: NumSet) -> float:
@@ -229,11 +237,11 @@ def disagreements(a: Model | RuleBase, b: Model | RuleBase) -> tuple[list[Region
         cells = cells_of(a, b, features)
         if not cells:
             return [], features
-        X = witness(cells, features)
+        X, reachable = witness(cells, features)
         changes = _compare(a, b, X)
         groups: dict[tuple, list[Box]] = {}
-        for cell, ch in zip(cells, changes):
-            if ch is not None:
+        for cell, ch, ok in zip(cells, changes, reachable.tolist()):
+            if ch is not None and ok:
                 groups.setdefault(ch, []).append(cell)
         regions = [Region(kind, before, after, merge_boxes(boxes))
                    for (kind, before, after), boxes in groups.items()]

@@ -1,9 +1,10 @@
 """``rulekit.diff(a, b, X=None, y=None)``: what changed between two models or rule bases.
 
-Three parts, each exact: the rules added, removed and changed (:mod:`rulekit.diff.rules`); the input
-regions where the two sides' outputs differ, from the rule algebra (:mod:`rulekit.diff.regions`,
-skipped with a reason above a size bound, e.g. for forests); with data, the rows whose prediction
-changes, scored by each side's own engine (:mod:`rulekit.diff.rows`). ``Diff.agree`` is True when
+Three parts, each exact: the rules added, removed and changed (:mod:`rulekit.diffing.rules`);
+the input regions where the two sides' outputs differ, from the rule algebra
+(:mod:`rulekit.diffing.regions`, skipped with a reason above a size bound, e.g. for forests); with
+data, the rows whose prediction changes, scored by each side's own engine
+(:mod:`rulekit.diffing.rows`). ``Diff.agree`` is True when
 no region and no row differs.
 
 >>> d = rulekit.diff(rulekit.load("a.rules"), rulekit.load("b.rules"), X=df, y=df["play"])
@@ -16,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from rulekit.diff.regions import RegionsSkipped, as_rule_base, disagreements, layer_sizes
-from rulekit.diff.rows import RowDiff, row_diff
-from rulekit.diff.rules import MAX_RULES, RuleChange, default_change, rule_changes
+from rulekit.diffing.regions import RegionsSkipped, as_rule_base, disagreements, layer_sizes
+from rulekit.diffing.rows import RowDiff, row_diff
+from rulekit.diffing.rules import MAX_RULES, RuleChange, default_change, rule_changes
 from rulekit.dsl.printer import condition as condition_text
 from rulekit.errors import RulekitError
 from rulekit.ir.model import Model

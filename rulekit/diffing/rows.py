@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from rulekit.diff.regions import aligned_proba, same_label
+from rulekit.diffing.regions import aligned_proba, same_label
 
 
 class RowChange(BaseModel):
