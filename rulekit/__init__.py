@@ -34,12 +34,13 @@ def from_sklearn(estimator) -> Model:
         return _from(estimator)
 
 
-def from_xgboost(booster_or_model) -> Model:
-    """Convert an XGBoost ``XGBClassifier``/``XGBRegressor``/``Booster`` or a saved JSON/UBJ path."""
+def from_xgboost(booster_or_model, *, arithmetic: str = "float64") -> Model:
+    """Convert an XGBoost ``XGBClassifier``/``XGBRegressor``/``Booster`` or a saved JSON/UBJ path;
+    ``arithmetic="float32"`` sums and links in float32 as XGBoost does (IR and Python export)."""
     from rulekit.importers.xgboost import from_xgboost as _from
 
     with gc_paused():
-        return _from(booster_or_model)
+        return _from(booster_or_model, arithmetic=arithmetic)
 
 
 def from_lightgbm(booster_or_model) -> Model:

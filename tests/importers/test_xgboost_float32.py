@@ -118,3 +118,9 @@ def test_python_export_equals_xgboost(cases, kind, form):
     assert np.array_equal(ns["predict_proba_batch"](rows), want)
     assert np.array_equal(np.array([ns["predict_proba"](list(r)) for r in rows]), want)
     assert list(ns["predict_batch"](rows)) == list(model.predict(rows))
+
+
+def test_public_api_passes_arithmetic(cases):
+    booster, _, rows = cases["reg"]
+    model = rulekit.from_xgboost(booster, arithmetic="float32")
+    assert np.array_equal(model.predict(rows), _xgb(booster, rows)[:, 0].astype(np.float64))
