@@ -1,7 +1,7 @@
 """Pictures other programs open: names holding control characters, separators, quotes, entity-like
 text and markup come out well-formed and shown as written, in SVG (an XML parser, cairosvg), dot
 (Graphviz, when installed) and Mermaid (Mermaid's own parser under node, when tests/js is installed:
-``npm ci --prefix tests/js``); edge labels are drawn by cairosvg; counts print as whole numbers."""
+``npm ci --prefix tests/js``); edge labels are drawn by cairosvg and rsvg; counts print as whole numbers."""
 
 import html
 import json
@@ -90,14 +90,25 @@ def test_counts_are_whole_numbers_with_the_exact_value_in_a_tooltip(model):
     assert re.search(r"\\nn[=≈]\d+\"", model_dot(model)) and not re.search(r"n=\d+\.\d", model_dot(model))
 
 
-def test_cairosvg_draws_every_edge_label(model, tmp_path):
-    """cairosvg ignores paint-order: a white halo stroke once hid every threshold on the edges."""
-    cairosvg = pytest.importorskip("cairosvg")
+def _render(renderer: str, svg: str, png: Path) -> None:
+    if renderer == "cairosvg":
+        cairosvg = pytest.importorskip("cairosvg")
+        cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=str(png))
+    else:
+        if shutil.which("rsvg-convert") is None:
+            pytest.skip("rsvg-convert (librsvg2-bin) is not installed")
+        subprocess.run(["rsvg-convert", "-o", str(png)], input=svg.encode("utf-8"), check=True, timeout=60)
+
+
+@pytest.mark.parametrize("renderer", ["cairosvg", "rsvg"])
+def test_renderers_draw_every_edge_label(model, tmp_path, renderer):
+    """cairosvg ignores paint-order: a white halo stroke once hid every threshold on the edges
+    (rsvg drew them); both must show the text."""
     from PIL import Image
 
     svg = model_svg(model)
     png = tmp_path / "t.png"
-    cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=str(png))
+    _render(renderer, svg, png)
     img = np.asarray(Image.open(png).convert("L"))
     labels = [t for t in ET.fromstring(svg).iter() if t.tag.endswith("text") and t.get("font-size") == "11"]
     assert len(labels) >= 4
