@@ -113,7 +113,9 @@ def model_dot(model: Model) -> str:
                 name = (model.features[a["feature"]].name if a["kind"] != "linear" else "linear")
                 n = a.get("n_samples")
                 extra = "\\n" + count_text(n).replace(" ", "") if n is not None else ""
-                out.append(f"  {prefix}{node} [label={dot_string(name)[:-1]}{extra}\"];")
+                tip = (f", tooltip={dot_string(f'n = {n!r} (weighted)')}"  # the exact count
+                       if n is not None and not float(n).is_integer() else "")
+                out.append(f"  {prefix}{node} [label={dot_string(name)[:-1]}{extra}\"{tip}];")
         for node in tree.nodes:
             if tree.nodes[node]["kind"] == "leaf":
                 continue

@@ -87,7 +87,9 @@ def test_counts_are_whole_numbers_with_the_exact_value_in_a_tooltip(model):
     counts = [t for t in _svg_texts(svg, ("text",)) if t.startswith("n ")]
     assert counts and all(re.fullmatch(r"n [=≈] \d+", t) for t in counts), counts[:5]
     assert any(re.fullmatch(r"n = \d+\.\d+ \(weighted\)", t) for t in _svg_texts(svg))
-    assert re.search(r"\\nn[=≈]\d+\"", model_dot(model)) and not re.search(r"n=\d+\.\d", model_dot(model))
+    dot = model_dot(model)
+    assert re.search(r"\\nn[=≈]\d+\"", dot) and not re.search(r"n[=≈]\d+\.\d", dot)
+    assert re.search(r'tooltip="n = \d+\.\d+ \(weighted\)"', dot)
 
 
 def _render(renderer: str, svg: str, png: Path) -> None:
