@@ -33,6 +33,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         raise RulekitError(f"--select must be mdl or none (got {select!r})")
     if induce:
         return _induce(data=model, target=target, output=output, quiet=quiet, dnf=dnf, order=order,
+                       na_values=na_values,
                        select=select, prune_data=prune_data)
     if target is not None:
         raise RulekitError("--target names the class column of DATA with --induce; a model knows its target")
@@ -67,6 +68,11 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
             print(f"rulekit: {line}", file=sys.stderr)
     if data is not None:
         _warn_collapse(rb, steps, len(next(iter(data.values()))), select, prune)
+        first = steps.items[0] if steps.items else None
+        if not quiet and prune is None and first is not None and first.rules > 1 and first.accuracy == 1.0:
+            print("rulekit: note: the tree fits the pruning data perfectly (its training data?): rules are "
+                  "generalised by pessimistic error alone; rows held out from fit prune better",
+                  file=sys.stderr)
     if not quiet and not is_stdout(output):
         n_lit = sum(count_literals(r.condition) for r in rb.rules)
         report_written(output, f"{count(len(rb.rules), 'rule')}, {count(n_lit, 'condition')}")
@@ -90,6 +96,7 @@ def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None) -> No
 
 
 def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: bool, order: str,
+            na_values: str | None = None,
             select: str, prune_data: Path | None) -> int:
     """``rules DATA --target y --induce``: sequential covering on DATA (RuleInducer)."""
     from rulekit import dsl
@@ -104,7 +111,7 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
         raise RulekitError("--induce holds out its own pruning cases: drop --prune-data")
     check_output_path(output)
     check_distinct(output, data=data)
-    X, y, _ = _split(data, target, "classification", quiet)
+    X, y, _ = _split(data, target, "classification", quiet, na_values=na_values)
     with progress.phase(f"learning rules from {data}"):
         rb = RuleInducer(mdl=select == "mdl", random_state=0).fit(X, y).rule_base_
         if dnf:

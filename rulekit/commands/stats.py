@@ -30,14 +30,15 @@ def refresh(rb: RuleBase, X, y) -> RuleBase:
     return annotate(rb, X, labels)
 
 
-def run(*, rules: Path, data: Path, output: str, target: str | None = None, quiet: bool = False) -> int:
+def run(*, rules: Path, data: Path, output: str, target: str | None = None, quiet: bool = False,
+        na_values: str | None = None) -> int:
     check_output_path(output)
     check_distinct(output, data=data)
     text = read_rules_text(rules)
     with progress.phase(f"parsing {rules}"):
         rb, spans = rule_stat_spans(text, file=str(rules))
     with progress.phase(f"reading {data}"):
-        columns = read_csv(data)
+        columns = read_csv(data, na_values)
     check_columns(columns, rb.features)
     col = target or rb.target
     if col not in columns:

@@ -128,3 +128,23 @@ def test_a_column_the_model_reads_is_still_required(tmp_path, capsys, model):
     data = _csv(tmp_path, "d.csv", "b,c\n1,x0\n")
     code, out, err = run_cli(["predict", model, data], capsys)
     assert code == 2 and out == "" and "no column 'a', which the model needs" in err, err
+
+
+def test_stats_and_induce_read_na(tmp_path, capsys, model):
+    rules = tmp_path / "m.rules"
+    assert run_cli(["rules", model, "-o", rules, "-q"], capsys)[0] == 0
+    data = _csv(tmp_path, "d.csv", "a,b,c,y\nNA,1,x0,no\n3,null,x1,no\n15,1,x0,yes\n")
+    code, _, err = run_cli(["stats", rules, data, "-o", tmp_path / "s.rules", "-q"], capsys)
+    assert code == 0, err
+    code, _, err = run_cli(["stats", rules, data, "-o", tmp_path / "s.rules", "-q", "--na-values", ""],
+                           capsys)
+    assert code == 2 and "d.csv:2" in err and "'NA'" in err, err
+    train = _csv(tmp_path, "t.csv", TRAIN.replace("\n3,", "\nNA,", 1))
+    assert "\nNA," in train.read_text()
+    for out, extra in (("i.rules", []), ("w.rules", ["--na-values", ""])):
+        code, _, err = run_cli(["rules", train, "--induce", "--target", "y", "-o", tmp_path / out,
+                                "-q", *extra], capsys)
+        assert code == 0, err
+    # with the list off, 'NA' is a word: column a is read as nominal text, so the rules differ
+    assert "feature a: numeric" in (tmp_path / "i.rules").read_text()
+    assert "feature a: numeric" not in (tmp_path / "w.rules").read_text()
