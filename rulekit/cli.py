@@ -271,11 +271,13 @@ def predict(source: Path = typer.Argument(..., help="a model file or rules file"
 
 @app.command()
 def check(rules_file: Path = typer.Argument(..., metavar="RULES", help="a rules file"),
+          strict: bool = typer.Option(False, "--strict", "--warnings-as-errors",
+                                      help="lint warnings count as errors (exit 1)"),
           quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
-    """Validate a rules file: exit 0 when valid, 1 with FILE:LINE:COL messages when not."""
+    """Validate and lint a rules file: exit 0 when valid, 1 with FILE:LINE:COL messages when not."""
     from rulekit.commands import check as cmd
 
-    raise typer.Exit(_run(quiet, cmd.run, rules_file))
+    raise typer.Exit(_run(quiet, cmd.run, rules_file, strict=strict))
 
 
 @app.command()

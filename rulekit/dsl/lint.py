@@ -1,4 +1,5 @@
-"""Warnings about rules that are legal but probably not what their author meant.
+"""Warnings about rules that are legal but probably not what their author meant, and errors about
+conclusions every export would emit wrong (the whole-base checks are in :mod:`rulekit.dsl.lint_base`).
 
 * a rule that can never fire: its tests contradict each other, or (first-hit, and within each group
   of an ensemble) an earlier rule matches every row it matches;
@@ -21,6 +22,7 @@ import math
 from typing import NamedTuple
 
 from rulekit import semantics
+from rulekit.dsl.lint_base import DEFAULT, Finding, base_findings
 from rulekit.rules.base import And, Compare, InSet, IsMissing, Linear, Not, Or, RuleBase
 
 MAX_PAIRWISE = 3000  # rules per group compared pairwise (quadratic); larger sets skip those checks
@@ -28,14 +30,6 @@ MAX_FINDINGS = 500
 
 F, U, T = 0, 1, 2  # a test on a missing value: false, undecided, true
 _UNSEEN = ("unseen",)  # a nominal value outside the domain
-
-
-class Finding(NamedTuple):
-    """A warning about rule ``rule`` (index), at its ``literal``-th test when given."""
-
-    rule: int
-    literal: int | None
-    message: str
 
 
 # --- value sets: numeric = sorted disjoint intervals (lo, hi] (lo None: from -inf, inclusive) ----
@@ -291,7 +285,8 @@ def _name(rb: RuleBase, i: int, where) -> str:
 
 
 def lint(rb: RuleBase, rule_pos: list[tuple[int, int]] | None = None) -> list[Finding]:
-    """Warnings for ``rb`` (``rule_pos``, the rules' (line, column), only improves the wording)."""
+    """Errors and warnings for ``rb`` (``rule_pos``, the rules' (line, column), only improves the
+    wording); :data:`rulekit.dsl.lint_base.DEFAULT` as ``rule`` means the default or the whole base."""
     schema = _Schema(rb)
     findings: list[Finding] = []
     sums: list[Summary] = []
@@ -310,7 +305,8 @@ def lint(rb: RuleBase, rule_pos: list[tuple[int, int]] | None = None) -> list[Fi
         groups.setdefault(r.group if rb.combiner is not None else 0, []).append(i)
     for members in groups.values():
         findings.extend(_pairwise(rb, schema, sums, members, ordered, rule_pos))
-    findings.sort(key=lambda f: (f.rule, -1 if f.literal is None else f.literal))
+    findings.extend(base_findings(rb))
+    findings.sort(key=lambda f: (f.rule == DEFAULT, f.rule, -1 if f.literal is None else f.literal))
     return findings[:MAX_FINDINGS]
 
 
@@ -410,9 +406,12 @@ def diagnostics(parsed) -> list:
     lines = parsed.lines_of()
     out = []
     for f in lint(parsed.rulebase, parsed.rule_pos):
-        if f.literal is not None and f.literal < len(parsed.literal_pos[f.rule]):
+        if f.rule == DEFAULT:
+            line = parsed.header_lines.get("default") or (parsed.rule_pos[-1][0] if parsed.rule_pos else 1)
+            col, width = 1, 1
+        elif f.literal is not None and f.literal < len(parsed.literal_pos[f.rule]):
             line, col, width = parsed.literal_pos[f.rule][f.literal]
         else:
             (line, col), width = parsed.rule_pos[f.rule], 1
-        out.append(make(lines, parsed.file, line, col, f.message, width=width, severity="warning"))
+        out.append(make(lines, parsed.file, line, col, f.message, width=width, severity=f.severity))
     return out

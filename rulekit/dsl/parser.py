@@ -42,6 +42,7 @@ class Parsed:
     rule_pos: list[tuple[int, int]] = field(default_factory=list)  # (line, column) of each rule
     #: per rule, per test in reading order: (line, column, width) of its feature name
     literal_pos: list[list[tuple[int, int, int]]] = field(default_factory=list)
+    header_lines: dict[str, int] = field(default_factory=dict)  # header statement ('default', ...) -> line
 
     def lines_of(self) -> list[str]:
         return source_lines(self.text)
@@ -77,7 +78,7 @@ def parse(text: str, *, file: str | None = None) -> Parsed:
             if rb is not None and comments:
                 rb = _attach(rb, b, comments)
             errors = sorted(b.errors, key=lambda d: (d.line, d.column))
-            return Parsed(rb if not errors else None, errors, file, text, b.rule_pos, b.lit_pos)
+            return Parsed(rb if not errors else None, errors, file, text, b.rule_pos, b.lit_pos, dict(b.seen))
         finally:
             if gc_was_on:
                 gc.enable()

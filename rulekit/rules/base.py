@@ -165,3 +165,10 @@ class RuleBase(_Frozen):
         from rulekit.rules.engine import explain
 
         return explain(self, X)
+
+    def lint(self):
+        """Errors and warnings about this rule base (:func:`rulekit.dsl.lint.lint`): a list of
+        ``Finding(rule, literal, message, severity)``."""
+        from rulekit.dsl.lint import lint
+
+        return lint(self)

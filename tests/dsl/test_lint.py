@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulekit import dsl
+from rulekit.dsl import lint_base
 from rulekit.dsl.lint import lint
 from rulekit.ir.model import Feature
 from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Not, Or, Rule, RuleBase
@@ -101,7 +102,9 @@ def test_implied_tests_in_the_rule_base_precision():
     assert warnings(body, precision="float32")[0][1].startswith("this rule can never fire")
     assert warnings(body, precision="float64") == []
     assert warnings("if h > 3 and 1 < h <= 7 then no\n") == [(1, "this test is implied by the rule's other tests of 'h'")]
-    assert warnings("if h <= inf or h is missing then no\n") == []
+    assert warnings("if h <= inf or h is missing then no\n") == [
+        (1, "this condition holds for every input (write 'if true' if that is meant)"),
+        (0, "the default can never be used: rule #1 holds for every input")]
     assert warnings("if w > 1 and (h <= inf or h is missing) then no\n") == [(1, "this test is always true")]
 
 
@@ -197,8 +200,14 @@ def test_every_claim_is_true_on_probe_rows(conds, precision):
             without = rb.model_copy(update={"rules": (Rule(condition=And(items=rest),
                                                            conclusion=Conclusion(label="n")),)})
             assert (engine.match_matrix(without, ROWS)[:, 0] == col).all(), f
+        elif "holds for every input" in f.message:
+            assert col.all(), f
+        elif "no rule fires for some inputs" in f.message:
+            pass  # the gap's region is checked against the engine in test_lint_base.py
         else:  # pragma: no cover
             pytest.fail(f"unexpected finding {f}")
+    if not any("no rule fires" in f.message for f in lint(rb)) and lint_base.uncovered(rb) is not None:
+        assert match.any(axis=1).all()  # no gap claimed: every probe row is matched
 
 
 def _leaves(node) -> int:

@@ -1,0 +1,162 @@
+"""Lint checks over the whole rule base (the per-rule and pairwise ones are in :mod:`rulekit.dsl.lint`).
+
+Errors (a file with them fails ``rulekit check``), because every export would emit them as they are:
+
+* a conclusion whose label is not the most probable class of its own distribution;
+* negative, NaN or non-normalised probabilities (sum off 1 by more than 1e-9);
+* two rules with the same id.
+
+Warnings: a ``default`` that no row can reach (a rule holds for every input), inputs where no rule
+fires and there is no default (with an example region), and conditions that hold for every input
+without being written ``true``. Coverage is computed exactly with the rule algebra of
+:mod:`rulekit.rules.boxes` (the input space minus every rule's boxes); a base it cannot reason about
+(oblique sums, very many pieces) gets no coverage warning, never a guessed one. Probability checks
+apply where a distribution is a probability (first-hit and vote sets without a combiner).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from rulekit.dsl.printer import condition
+from rulekit.errors import RulekitError
+from rulekit.rules import boxes
+from rulekit.rules.base import Conclusion, RuleBase
+
+DEFAULT = -1  # Finding.rule of a finding about the default (or the base as a whole)
+MAX_PIECES = 4000  # uncovered pieces tracked before the coverage check gives up
+SUM_TOLERANCE = 1e-9
+
+
+class Finding(NamedTuple):
+    """A finding about rule ``rule`` (index; :data:`DEFAULT`: the default), at its ``literal``-th
+    test when given; ``severity`` "error" or "warning"."""
+
+    rule: int
+    literal: int | None
+    message: str
+    severity: str = "warning"
+
+
+def base_findings(rb: RuleBase) -> list[Finding]:
+    out = _duplicate_ids(rb)
+    if rb.task == "classification" and rb.combiner is None and rb.semantics != "weighted-sum":
+        for i, r in enumerate(rb.rules):
+            out.extend(Finding(i, None, m, "error") for m in conclusion_problems(r.conclusion, rb.classes))
+        if rb.default is not None:
+            out.extend(Finding(DEFAULT, None, m, "error") for m in conclusion_problems(rb.default, rb.classes))
+    if rb.combiner is None:
+        out.extend(_coverage(rb))
+    return out
+
+
+def conclusion_problems(c: Conclusion, classes) -> list[str]:
+    d = c.distribution
+    if d is None or not classes or len(d) != len(classes):
+        return []
+    if any(p != p for p in d):
+        return ["a probability is nan"]
+    out = []
+    if any(p < 0 for p in d):
+        out.append(f"negative probability {min(d)!r}: probabilities are between 0 and 1")
+    total = math.fsum(d)
+    if abs(total - 1.0) > SUM_TOLERANCE:
+        out.append(f"the probabilities sum to {total!r}, not 1")
+    if c.label is not None:
+        hits = [i for i, k in enumerate(classes) if k == c.label and type(k) is type(c.label)]
+        top = max(d)
+        if hits and d[hits[0]] < top:
+            best = classes[d.index(top)]
+            out.append(f"the label {c.label!r} contradicts its distribution: {best!r} is more probable "
+                       f"({top!r} against {d[hits[0]]!r})")
+    return out
+
+
+def _duplicate_ids(rb: RuleBase) -> list[Finding]:
+    first: dict[str, int] = {}
+    out = []
+    for i, r in enumerate(rb.rules):
+        if r.id is None:
+            continue
+        if r.id in first:
+            out.append(Finding(i, None, f"a second rule with id {r.id!r} (the first is rule #{first[r.id] + 1})",
+                               "error"))
+        else:
+            first[r.id] = i
+    return out
+
+
+def uncovered(rb: RuleBase) -> list[boxes.Box] | None:
+    """The inputs where no rule's condition holds, as disjoint boxes; None when not computable."""
+    schema = boxes.Schema(rb)
+    regions: list[boxes.Box] = [boxes.Box({})]
+    for r in rb.rules:
+        try:
+            bs = boxes.condition_boxes(r.condition, schema)
+        except (boxes.TooComplex, RulekitError, TypeError):
+            return None
+        for b in bs:
+            if any(not isinstance(k, int) for k in b.items):
+                return None  # an oblique sum: its key is not a feature
+            regions = _subtract(regions, b, schema)
+            if regions is None:
+                return None
+        if not regions:
+            return []
+    return regions
+
+
+def always_true(rb: RuleBase, i: int) -> bool:
+    """Rule ``i``'s condition holds for every input (False when not computable)."""
+    one = rb.model_copy(update={"rules": (rb.rules[i],)})
+    return uncovered(one) == []
+
+
+def _subtract(regions, b: boxes.Box, schema) -> list[boxes.Box] | None:
+    out: list[boxes.Box] = []
+    for reg in regions:
+        if any(boxes.intersect(reg.items.get(k, schema.universe(k, True)), c).is_empty for k, c in b.items.items()):
+            out.append(reg)
+            continue
+        rest = dict(reg.items)
+        for k, c in b.items.items():
+            cur = rest.get(k, schema.universe(k, True))
+            outside = boxes.intersect(cur, boxes.complement(c))
+            if not outside.is_empty:
+                out.append(boxes.Box({**rest, k: outside}))
+            rest[k] = boxes.intersect(cur, c)
+        if len(out) > MAX_PIECES:
+            return None
+    return out
+
+
+def _coverage(rb: RuleBase) -> list[Finding]:
+    out = []
+    total = None
+    for i, r in enumerate(rb.rules):
+        literal_true = boxes.is_true(r.condition)
+        if literal_true or always_true(rb, i):
+            total = i if total is None else total
+            if not literal_true:
+                out.append(Finding(i, None, "this condition holds for every input (write 'if true' if that "
+                                            "is meant)"))
+    if total is not None and rb.default is not None:
+        # (rules that only together cover every input, as a tree's paths do, keep their default: it
+        # is the safety net for later edits)
+        who = f"rule {rb.rules[total].id!r}" if rb.rules[total].id is not None else f"rule #{total + 1}"
+        out.append(Finding(DEFAULT, None, f"the default can never be used: {who} holds for every input"))
+    if rb.default is not None:
+        return out
+    gaps = uncovered(rb)
+    if gaps is None:
+        return out
+    if gaps:
+        try:
+            where = condition(boxes.box_condition(gaps[0], boxes.Schema(rb))) if gaps[0].items else "every input"
+        except Exception:  # noqa: BLE001 - the example is a courtesy; the finding stands without it
+            where = None
+        example = f" (e.g. where {where})" if where else ""
+        out.append(Finding(DEFAULT, None, f"no rule fires for some inputs and there is no default{example}: "
+                                          "they get no prediction"))
+    return out
