@@ -60,6 +60,10 @@ def test_parsed_columns_are_the_feature_names(dialect):
     assert all(q == "" or q.startswith("rk") for q, _ in cols), cols  # no name split into table.column
     aliases = {a.alias for a in sqlglot.parse_one(sql, read=dialect).expressions if isinstance(a, exp.Alias)}
     assert {PROBA_PREFIX + c for c in CLASSES} <= aliases
+    tree = sqlglot.parse_one(sql, read=dialect)
+    strings = {s.name for s in tree.find_all(exp.Literal, exp.National)  # N'' in T-SQL
+               if isinstance(s, exp.National) or s.is_string}
+    assert set(CLASSES) <= strings, strings  # labels with quotes, backslashes, -- and /* read back whole
     try:
         bare = to_sql(model, dialect=dialect)
     except ExportError:
