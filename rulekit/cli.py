@@ -308,7 +308,8 @@ def verify(source: Path = typer.Argument(..., help="a model file or rules file")
            source_model: Optional[Path] = typer.Option(
                None, "--source-model",
                help="the XGBoost JSON/UBJ, LightGBM text or scikit-learn pickle file SOURCE was "
-                    "imported from: its library also scores the rows, every backend is compared with it"),
+                    "imported from: its library also scores the rows, every backend is compared with it "
+                    "(default: the XGBoost/LightGBM file SOURCE names, when it lies next to SOURCE)"),
            against_source: Optional[bool] = typer.Option(
                None, "--against-source/--no-against-source",
                help="compare with the source library (default: on when --source-model is given and "

@@ -11,8 +11,9 @@ rows it moves across a threshold are a finding, reported on a line of their own.
 ``--source-model FILE`` (the XGBoost, LightGBM or scikit-learn file SOURCE was imported from) also
 runs that library on the same rows (:mod:`rulekit.source_library`) and compares the rulekit model
 and every backend with it, in a second table with the same tolerances. Model files carry no paths
-(they stay portable), so the file is named on the command line; comparing is on by default when it
-is given and its library is installed (``--no-against-source`` turns it off).
+(they stay portable), only the imported file's name: an XGBoost or LightGBM file of that name next
+to SOURCE is used when ``--source-model`` is not given. Comparing is on by default when there is a
+file and its library is installed (``--no-against-source`` turns it off).
 
 Every row goes through every backend, with one exception that keeps verify fast on big data: the
 Python module's per-row functions (``python``) see every probe row but only a seeded sample of
@@ -317,7 +318,8 @@ def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows
     obj = load_source(source)
     if defaults:
         names = default_backends(obj)
-    lib = _source_library(obj, source_model, against_source, allow_pickle)
+    lib = _source_library(obj, source_model or recorded_source(obj, source), against_source,
+                          allow_pickle)
     with progress.phase(f"reading {data}"):
         columns = read_csv(data, na_values)
         fill_unused(columns, obj.features, used_features(obj))
@@ -337,6 +339,20 @@ def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows
             print(f"{lib.name}: {note}")
         reports = reports + vs
     return 0 if all(r.ok for r in reports) else 1
+
+
+def recorded_source(obj, source: Path) -> Path | None:
+    """The XGBoost/LightGBM file the model records it was imported from (``source.file``, a bare
+    name), when that file lies next to SOURCE; pickles are never picked up implicitly."""
+    name = getattr(obj, "source", {}).get("file")
+    if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
+        return None
+    path = source.parent / name
+    try:
+        fmt = source_library.source_format(path) if path.is_file() else None
+    except RulekitError:
+        return None
+    return path if fmt in ("xgboost", "lightgbm") else None
 
 
 def _source_library(obj, path: Path | None, wanted: bool | None, allow_pickle: bool):

@@ -118,8 +118,23 @@ def test_hist_gradient_boosting_pickle_with_categories_and_nan(tmp_path, capsys)
 
 def test_against_source_needs_a_source_file(tmp_path, capsys):
     src, mpath, dpath = _lightgbm(tmp_path, capsys)
+    moved = src.rename(tmp_path / "moved.txt")  # the recorded name is no longer next to the model
     code, _, err = _run(["verify", mpath, dpath, "--against-source"], capsys)
     assert code == 2 and "--source-model" in err
+    src = moved
     code, out, _ = _run(["verify", mpath, dpath, "--source-model", src, "--no-against-source",
                          "--backends", "onnx"], capsys)
+    assert code == 0 and "itself" not in out
+
+
+def test_the_recorded_source_file_next_to_the_model_is_used_by_default(tmp_path, capsys):
+    """``rulekit import lgb.txt`` records the file's name; verify finds it next to the model file."""
+    src, mpath, dpath = _lightgbm(tmp_path, capsys)
+    code, out, _ = _run(["verify", mpath, dpath, "--backends", "onnx"], capsys)
+    assert code == 0 and list(_against(out)) == ["rulekit model", "onnx"], out
+    assert "(lgb.txt)" in out
+    code, out, _ = _run(["verify", mpath, dpath, "--backends", "onnx", "--no-against-source"], capsys)
+    assert code == 0 and "itself" not in out
+    src.rename(tmp_path / "elsewhere.txt")
+    code, out, _ = _run(["verify", mpath, dpath, "--backends", "onnx"], capsys)
     assert code == 0 and "itself" not in out
