@@ -148,21 +148,25 @@ def validate_tree(tree: nx.DiGraph, *, n_features: int, value_size: int | None =
     parents: dict = {}
     branches: dict = {}
     others: dict = {}
-    for u, v, d in tree.edges(data=True):
-        if v in parents:
-            fail(f"node {v} has more than one parent (a tree node has one)")
-        parents[v] = u
-        branches.setdefault(u, []).append(d.get("branch", -1))
-        if d.get("values", 0) is None:
-            others[u] = others.get(u, 0) + 1
-    roots = [node for node in tree.nodes if node not in parents]
+    for u, nbrs in tree._succ.items():  # networkx's own adjacency: no view objects per node
+        if not nbrs:
+            continue
+        br = branches[u] = []
+        for v, d in nbrs.items():
+            if v in parents:
+                fail(f"node {v} has more than one parent (a tree node has one)")
+            parents[v] = u
+            br.append(d.get("branch", -1))
+            if d.get("values", 0) is None:
+                others[u] = others.get(u, 0) + 1
+    roots = [node for node in tree._node if node not in parents]
     if len(roots) != 1:
         fail(f"must have exactly one root, found {len(roots)}")
     root = roots[0]
     if tree.graph.get("root") != root:
         tree.graph["root"] = root
     # one root and one parent each: a tree iff every node is reachable from the root
-    succ = tree.succ
+    succ = tree._succ
     seen, stack = 1, [root]
     while stack:
         node = stack.pop()
@@ -173,7 +177,7 @@ def validate_tree(tree: nx.DiGraph, *, n_features: int, value_size: int | None =
             fail("has a cycle")
     if seen != n:
         fail(f"{n - seen} node(s) unreachable from the root (a cycle?)")
-    for node, attrs in tree.nodes(data=True):
+    for node, attrs in tree._node.items():
         kind = attrs.get("kind")
         if kind == "numeric":  # the common case, inline
             br = branches.get(node, ())

@@ -66,3 +66,28 @@ def rows(n_features: int, n: int = 50, seed: int = 0) -> np.ndarray:
     X[rng.random(X.shape) < 0.1] = np.nan
     X[rng.random(X.shape) < 0.05] = 1e-36
     return X
+
+
+def rulekit_balanced(depth: int, *, n_features: int = 8, seed: int = 0) -> str:
+    """A rulekit model file: one complete binary tree of ``depth`` levels (2**(depth+1) - 1 nodes,
+    depth 19: 1,048,575), random features and thresholds, nodes in breadth-first order."""
+    rng = np.random.default_rng(seed)
+    n_inner = (1 << depth) - 1
+    feats = rng.integers(0, n_features, n_inner)
+    ths = np.round(rng.normal(size=n_inner), 3)
+    miss = rng.integers(0, 2, n_inner)
+    parts = []
+    for i in range(n_inner):
+        parts.append(f'{{"id":{i},"kind":"numeric","feature":{int(feats[i])},"threshold":{float(ths[i])!r},'
+                     f'"op":"<=","precision":"float64","missing":{int(miss[i])}}}')
+    for i in range(n_inner, 2 * n_inner + 1):
+        p = (i % 7) / 6
+        parts.append(f'{{"id":{i},"kind":"leaf","value":[{p!r},{1 - p!r}]}}')
+    edges = []
+    for i in range(n_inner):
+        edges.append(f'{{"parent":{i},"child":{2 * i + 1},"branch":0}}')
+        edges.append(f'{{"parent":{i},"child":{2 * i + 2},"branch":1}}')
+    features = ",".join(f'{{"name":"x{j}","kind":"numeric"}}' for j in range(n_features))
+    return ('{"format":"rulekit-model","version":1,"task":"classification","features":['
+            + features + '],"classes":["no","yes"],"combiner":{"kind":"single"},"trees":[{"root":0,'
+            '"nodes":[' + ",".join(parts) + '],"edges":[' + ",".join(edges) + "]}]}")
