@@ -109,7 +109,8 @@ def to_onnx(obj: Any, *, dtype: str = "auto", opset: Any = "auto", **options: An
         opts = opts.model_copy(update={"dtype": auto_dtype(obj)})
     rounding = None
     if opts.np_dtype == np.float32 and uses_float64(obj):
-        rounding = float32_cost(obj).message()
+        cost = float32_cost(obj)
+        rounding = None if cost.exact else cost.message()
     level = resolve_opset(opts.opset)
     if isinstance(obj, Model):
         from .model import build  # noqa: PLC0415
