@@ -63,7 +63,7 @@ def merged_features(a: Sequence[Feature], b: Sequence[Feature]) -> tuple[Feature
         if g.kind != f.kind:
             raise RulekitError(f"feature {f.name!r} is {g.kind} in A and {f.kind} in B: nothing to compare")
         if f.kind == "nominal":
-            if (g.match or "truncate") != (f.match or "truncate"):
+            if (g.match or "truncate") != (f.match or "truncate"):  # only integer domains differ
                 raise RulekitError(f"nominal feature {f.name!r} matches numbers differently in A and B")
             seen = {(type(v), v) for v in g.domain}
             extra = tuple(v for v in f.domain if (type(v), v) not in seen)
@@ -274,13 +274,14 @@ def same_label(x: Any, y: Any) -> bool:
     return x == y or str(x) == str(y) or (x != x and y != y)
 
 
-def aligned_proba(a, b, X) -> tuple[np.ndarray, np.ndarray]:
-    """Both sides' probabilities over the union of their classes (A's order, then B's new ones)."""
+def aligned_proba(a, b, X, Pa=None, Pb=None) -> tuple[np.ndarray, np.ndarray]:
+    """Both sides' probabilities (``Pa``/``Pb`` when already scored) over the union of their
+    classes (A's order, then B's new ones)."""
     ca, cb = list(a.classes or ()), list(b.classes or ())
     union = ca + [c for c in cb if not any(same_label(c, d) for d in ca)]
     out = []
-    for side, cs in ((a, ca), (b, cb)):
-        P = np.asarray(side.predict_proba(X), np.float64)
+    for side, cs, P in ((a, ca, Pa), (b, cb, Pb)):
+        P = np.asarray(side.predict_proba(X) if P is None else P, np.float64)
         Q = np.zeros((P.shape[0], len(union)))
         for j, c in enumerate(cs):
             k = next(i for i, d in enumerate(union) if same_label(c, d))

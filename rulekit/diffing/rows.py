@@ -8,12 +8,14 @@ before/after confusion table (rows: true class, columns: predicted class) and bo
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel
 
 from rulekit.diffing.regions import aligned_proba, same_label
+from rulekit.ir.model import Model
 
 
 class RowChange(BaseModel):
@@ -66,26 +68,43 @@ def codes(values: Any, classes: list) -> np.ndarray:
     return table[inv.reshape(-1)] if len(arr) else np.zeros(0, np.int64)
 
 
+def scores(side: Any, X: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """(predictions, probabilities or None) of one side. A model without a raw-score decision
+    labels a row with the argmax of its probabilities (``Model.predict``): both come from one
+    scoring pass instead of two."""
+    if side.task != "classification":
+        return np.asarray(side.predict(X)), None
+    P = np.asarray(side.predict_proba(X), np.float64)
+    if isinstance(side, Model) and not (side.combiner.kind == "sum" and side.combiner.decision is not None):
+        return side.label_array()[np.argmax(P, axis=1)], P
+    return np.asarray(side.predict(X)), P
+
+
 def row_diff(a, b, X: Any, y: Any = None, *, lines: list[int] | None = None, examples: int = 20) -> RowDiff:
-    pa, pb = np.asarray(a.predict(X)), np.asarray(b.predict(X))
+    if isinstance(a, Model) and isinstance(b, Model):  # the C tree walker releases the GIL
+        with ThreadPoolExecutor(2) as pool:
+            fa, fb = pool.submit(scores, a, X), pool.submit(scores, b, X)
+            (pa, Pa), (pb, Pb) = fa.result(), fb.result()
+    else:
+        (pa, Pa), (pb, Pb) = scores(a, X), scores(b, X)
     n = len(pa)
     if a.task == "regression":
-        fa, fb = pa.astype(np.float64), pb.astype(np.float64)
-        changed = ~((fa == fb) | (np.isnan(fa) & np.isnan(fb)))
-        d = np.abs(fa - fb)
+        va, vb = pa.astype(np.float64), pb.astype(np.float64)
+        changed = ~((va == vb) | (np.isnan(va) & np.isnan(vb)))
+        d = np.abs(va - vb)
         out = RowDiff(rows=n, changed=int(changed.sum()),
                       max_abs_dvalue=float(np.nanmax(d)) if n and not np.isnan(d).all() else (0.0 if n else None))
         proba_rows = np.zeros(n, bool)
         dmax = None
         if y is not None:
             yv = np.asarray(y, np.float64)
-            out.mse_before = float(np.mean((yv - fa) ** 2)) if n else None
-            out.mse_after = float(np.mean((yv - fb) ** 2)) if n else None
+            out.mse_before = float(np.mean((yv - va) ** 2)) if n else None
+            out.mse_after = float(np.mean((yv - vb) ** 2)) if n else None
     else:
         classes = union_classes(a, b)
         ka, kb = codes(pa, classes), codes(pb, classes)
         changed = ka != kb
-        qa, qb = aligned_proba(a, b, X)
+        qa, qb = aligned_proba(a, b, X, Pa, Pb)
         dmax = np.abs(qa - qb).max(axis=1) if qa.shape[1] else np.zeros(n)
         same_p = np.all((qa == qb) | (np.isnan(qa) & np.isnan(qb)), axis=1)
         proba_rows = ~changed & ~same_p

@@ -80,3 +80,26 @@ def test_python_api(golf):
     assert d.agree is False and d.rows.changed == 2 and d.n_regions == 4
     assert rulekit.diff(rulekit.load(golf / "golf.json"), a).agree is True
     assert rulekit.stats(b, df, df["play"]).rules[0].stats["n"] == 2
+
+
+def test_forests_rows_equal_each_models_own_predict():
+    """Two small forests: labels from one scoring pass (and two threads) equal Model.predict; the
+    regions of 2 x 30 trees are skipped with a reason and the rows still come."""
+    import numpy as np
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import RandomForestClassifier
+
+    import rulekit
+
+    X, y = make_classification(2_000, 5, random_state=0)
+    a, b = [rulekit.from_sklearn(RandomForestClassifier(30, max_depth=6, random_state=s).fit(X[s::2], y[s::2]))
+            for s in (0, 1)]
+    Z = np.random.default_rng(1).normal(size=(5_000, 5)) * 2
+    Z[::7, 2] = np.nan
+    d = rulekit.diff(a, b, Z, (Z[:, 0] > 0).astype(int))
+    direct = np.flatnonzero(a.predict(Z) != b.predict(Z)).tolist()
+    assert d.rows.changed_rows == direct and direct
+    dp = np.abs(a.predict_proba(Z) - b.predict_proba(Z)).max(axis=1)
+    assert d.rows.max_abs_dproba == dp.max() and d.rows.mean_abs_dproba == dp.mean()
+    assert not d.regions_computed and "regions not computed" in d.regions_note
+    assert d.agree is False
