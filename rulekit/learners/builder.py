@@ -12,8 +12,9 @@ over the whole domain (ID3/C4.5: one branch per domain value, an empty branch be
 parent's distribution, plus an "other" branch for values unseen in training), nominal subset splits
 ``x in B`` (CART), and linear splits ``w.x <= t`` (oblique trees).
 
-Thresholds are midpoints ``(a+b)/2`` of consecutive distinct values, computed in float64 so that
-``a <= t < b`` (see :func:`rulekit.learners.criteria.midpoint`); they are stored as float64 ``<=``
+Thresholds are the shortest decimals between consecutive distinct values ``a <= t < b`` (so they
+read well and split the training rows as the midpoint would; see
+:func:`rulekit.learners.criteria.readable_threshold`); they are stored as float64 ``<=``
 tests, so the IR routes every training row exactly where the learner counted it.
 
 Tie-breaking (deterministic): among candidate thresholds of one feature, the smallest threshold;
@@ -446,7 +447,7 @@ class _Builder:
         has = np.isfinite(segmax)
         idx = np.where(g >= np.repeat(segmax, seglen), np.arange(m), m)
         pick = np.minimum.reduceat(idx, first)[has]
-        thr = np.atleast_1d(C.midpoint(xs[pick], xs[pick + 1]))
+        thr = C.readable_threshold(xs[pick], xs[pick + 1])
         reg = self.regression
         wL = C.channel_weight(L[:, pick], reg)
         wR = C.channel_weight(R[:, pick], reg)

@@ -161,6 +161,38 @@ def midpoint(a: Any, b: Any) -> Any:
     return m if m.ndim else float(m)
 
 
+def readable_threshold(a: Any, b: Any) -> np.ndarray:
+    """Thresholds between consecutive distinct values ``a < b`` that read well: the shortest decimal
+    in the middle fifth of the gap (``2.4`` between 2.3817 and 2.4152, ``3.5`` between 3 and 4,
+    ``1270`` between 1234 and 1300), so the training rows split exactly as at the midpoint and unseen
+    values between them go about where the midpoint sends them (held-out accuracy within 0.2 points
+    of the midpoint's, docs/learners.md); the :func:`midpoint` where no decimal of at most 18 digits
+    fits (or beyond 1e+-22). Vectorized: one pass per digit."""
+    a = np.atleast_1d(np.asarray(a, dtype=np.float64))
+    b = np.atleast_1d(np.asarray(b, dtype=np.float64))
+    m = np.atleast_1d(np.asarray(midpoint(a, b), dtype=np.float64))
+    out = m.copy()
+    done = np.zeros(a.shape, dtype=bool)
+    with np.errstate(all="ignore"):
+        lo, hi = a + (b - a) * 0.4, b - (b - a) * 0.4  # the middle fifth
+        mag = np.maximum(np.abs(a), np.abs(b))
+        n0 = -np.floor(np.log10(np.where((mag > 0) & np.isfinite(mag), mag, 1.0))) - 1
+        for j in range(18):
+            n = n0 + j  # candidates: the multiples of 10**-n on either side of the midpoint
+            p = np.power(10.0, np.abs(n))  # exact for |n| <= 22
+            up = n >= 0
+            scaled = np.where(up, m * p, m / p)
+            for k in (np.floor(scaled), np.ceil(scaled)):
+                t = np.where(up, k / p, k * p) + 0.0  # (-0.0 reads as 0)
+                hit = (~done & (np.abs(n) <= 22) & (lo <= t) & (t <= hi) & (a <= t) & (t < b)
+                       & np.isfinite(t))
+                out[hit] = t[hit]
+                done |= hit
+            if done.all():
+                break
+    return out
+
+
 # --- the figures of the lecture notes ----------------------------------------------------------------
 
 

@@ -98,5 +98,6 @@ def test_numeric_thresholds_every_midpoint_and_reuse():
     assert est.score(x.reshape(-1, 1), y) == 1.0
     t = est.flat_tree_
     thr = sorted(t.threshold[t.kind == 1])
-    want = [(x[x <= c].max() + x[x > c].min()) / 2 for c in (77.7, 201.1)]
-    assert thr == want
+    gaps = [(x[x <= c].max(), x[x > c].min()) for c in (77.7, 201.1)]
+    assert thr == [float(C.readable_threshold(a, b)[0]) for a, b in gaps]
+    assert [repr(float(t)) for t in thr] == ["77.9", "201.1"]  # the shortest decimals near each gap's middle

@@ -35,7 +35,9 @@ def test_standard_deviation_reduction_root_split():
     est = CARTRegressor(criterion="sdr", max_depth=1).fit(X[["x"]], y)
     table = C.numeric_split_table(X.x, y, "sdr")  # weighted child standard deviation per threshold
     best = min(table, key=lambda tc: tc[1])
-    assert est.flat_tree_.threshold[0] == best[0]
+    xs = np.sort(np.unique(X.x))
+    i = int(np.searchsorted(xs, best[0], side="right"))  # the table's midpoint lies between xs[i-1] and xs[i]
+    assert est.flat_tree_.threshold[0] == C.readable_threshold(xs[i - 1], xs[i])[0]  # same split, short
     sdr = np.std(y) - best[1]  # population standard deviations, as in the notes' SD(D)
     assert est.flat_tree_.gain[0] / len(y) == pytest.approx(sdr, rel=1e-9)
 
