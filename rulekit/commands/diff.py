@@ -44,5 +44,5 @@ def run(*, a: Path, b: Path, data: Path | None, format: str = "text", max_region
         if d.agree is None:
             sys.stdout.write("outputs not compared: give --data to compare them on rows\n")
     if d.agree is None:
-        return 1 if d.rules else 0
+        return 1 if d.rules_added or d.rules_removed or d.rules_changed else 0
     return 0 if d.agree else 1

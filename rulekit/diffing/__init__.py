@@ -41,7 +41,10 @@ class Diff(BaseModel):
     task: str
     rules_compared: bool
     rules_note: str | None = None
-    rules: list[RuleChange] = []
+    rules: list[RuleChange] = []  # the first 200 changes, written out (all are counted)
+    rules_added: int = 0
+    rules_removed: int = 0
+    rules_changed: int = 0
     regions_computed: bool
     regions_note: str | None = None
     n_regions: int = 0
@@ -79,9 +82,11 @@ def diff(a: Model | RuleBase, b: Model | RuleBase, X: Any = None, y: Any = None,
     out = Diff(task=a.task, rules_compared=False, regions_computed=False)
     if _comparable(a) and _comparable(b):
         ra, rb = as_rule_base(a), as_rule_base(b)
-        changes = rule_changes(ra, rb)
+        changes, counts = rule_changes(ra, rb)
         dc = default_change(ra, rb)
         out.rules = changes + ([dc] if dc is not None else [])
+        out.rules_added, out.rules_removed = counts["added"], counts["removed"]
+        out.rules_changed = counts["changed"] + (dc is not None)
         out.rules_compared = True
     else:
         out.rules_note = (f"more than {MAX_RULES:,} rules or {MAX_MODEL_PATHS:,} tree paths on a side: "

@@ -39,8 +39,7 @@ def to_csv(d: Diff, max_regions: int) -> str:
 def to_text(d: Diff, a: str, b: str, max_regions: int) -> str:
     out: list[str] = [f"--- {a}", f"+++ {b}"]
     if d.rules_compared:
-        counts = {k: sum(r.kind == k for r in d.rules) for k in ("added", "removed", "changed")}
-        out.append(f"rules: {counts['added']} added, {counts['removed']} removed, {counts['changed']} changed")
+        out.append(f"rules: {d.rules_added:,} added, {d.rules_removed:,} removed, {d.rules_changed:,} changed")
         for r in d.rules:
             label = f" {r.id}" if r.id is not None else ""
             if r.kind == "removed":
@@ -51,6 +50,10 @@ def to_text(d: Diff, a: str, b: str, max_regions: int) -> str:
                 out.append(f"  ~ rule{label} ({', '.join(r.fields)}):")
                 out.append(f"      before: {r.before}")
                 out.append(f"      after:  {r.after}")
+        shown = len(d.rules)
+        total = d.rules_added + d.rules_removed + d.rules_changed
+        if total > shown:
+            out.append(f"  ... and {total - shown:,} more")
     else:
         out.append(f"rules: {d.rules_note}")
     if d.regions_computed:

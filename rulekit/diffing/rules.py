@@ -14,6 +14,7 @@ from rulekit.dsl.printer import conclusion as conclusion_text
 from rulekit.rules.base import Rule, RuleBase
 
 MAX_RULES = 20_000  # more rules than this on a side: rules are counted, not compared one by one
+MAX_TEXTS = 200  # changes written out as text (all are counted; ~1 ms each)
 
 
 class RuleChange(BaseModel):
@@ -35,9 +36,17 @@ def _fields(x: Rule, y: Rule) -> list[str]:
     return [f for f in ("condition", "conclusion", "weight", "group") if getattr(x, f) != getattr(y, f)]
 
 
-def rule_changes(a: RuleBase, b: RuleBase) -> list[RuleChange]:
-    """Added, removed and changed rules, in A's order then B's."""
+def rule_changes(a: RuleBase, b: RuleBase, limit: int = MAX_TEXTS) -> tuple[list[RuleChange], dict[str, int]]:
+    """Added, removed and changed rules, in A's order then B's: the first ``limit`` as text (printing
+    is most of the cost: two forests' 14,000 rules each took 10 s), and the count of each kind."""
     out: list[RuleChange] = []
+    counts = {"added": 0, "removed": 0, "changed": 0}
+
+    def add(kind: str, make) -> None:
+        counts[kind] += 1
+        if len(out) < limit:
+            out.append(make())
+
     by_id = {r.id: j for j, r in enumerate(b.rules) if r.id is not None}
     matched_b: set[int] = set()
     pairs: dict[int, int] = {}
@@ -61,17 +70,18 @@ def rule_changes(a: RuleBase, b: RuleBase) -> list[RuleChange]:
     for i, r in enumerate(a.rules):
         j = pairs.get(i)
         if j is None:
-            out.append(RuleChange(kind="removed", id=r.id, before=rule_text(r, a.task)))
+            add("removed", lambda r=r: RuleChange(kind="removed", id=r.id, before=rule_text(r, a.task)))
             continue
         s = b.rules[j]
         fields = _fields(r, s)
         if fields:
-            out.append(RuleChange(kind="changed", id=s.id if s.id is not None else r.id,
-                                  before=rule_text(r, a.task), after=rule_text(s, b.task), fields=fields))
+            add("changed", lambda r=r, s=s, fields=fields: RuleChange(
+                kind="changed", id=s.id if s.id is not None else r.id, before=rule_text(r, a.task),
+                after=rule_text(s, b.task), fields=fields))
     for j, s in enumerate(b.rules):
         if j not in matched_b:
-            out.append(RuleChange(kind="added", id=s.id, after=rule_text(s, b.task)))
-    return out
+            add("added", lambda s=s: RuleChange(kind="added", id=s.id, after=rule_text(s, b.task)))
+    return out, counts
 
 
 def default_change(a: RuleBase, b: RuleBase) -> RuleChange | None:
