@@ -98,6 +98,7 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
         rb = _prune.organize(rb, X, y, mdl=mdl, positive=positive)
         if prune == "reduced-error" and positive is None and _accuracy(rb, X, y) < _accuracy(pruned, X, y):
             rb = pruned  # reduced error never loses accuracy on its pruning set: keep its own order
+        rb = _prune.drop_unseen_missing(rb, X, y)
         if steps is not None:
             steps.rules("classes ordered, default chosen" + (", MDL subset per class" if mdl else ""),
                         rb, X, y)

@@ -184,6 +184,35 @@ def _prune_pessimistic(T: np.ndarray, good: np.ndarray, cf: float) -> list[bool]
         fails = fails - (~T[best])
 
 
+# --- missing values the data never showed ------------------------------------------------------------------
+
+
+def drop_unseen_missing(rb: RuleBase, X: Any, y: Any) -> RuleBase:
+    """``(x <= 5 or x is missing)`` becomes ``x <= 5`` when no row of the data misses ``x``: the
+    tree's choice of a side for missing values that it never saw is not something the data says,
+    and a pruned rule base is not a copy of the tree anyway. Predictions on the data do not change;
+    a row missing ``x`` later falls to the next rule or the default."""
+    with no_gc():
+        ctx = _context(rb, X, y)
+        seen: dict[Any, bool] = {}
+        rules = []
+        for r in rb.rules:
+            box = _single_box(ctx, r)
+            if box is None:
+                rules.append(r)
+                continue
+            items = dict(box.items)
+            for k, c in box.items.items():
+                if not c.missing or c.with_missing(False).is_empty:
+                    continue
+                if k not in seen:
+                    seen[k] = bool(np.isnan(ctx.ev.column(k)).any())
+                if not seen[k]:
+                    items[k] = c.with_missing(False)
+            rules.append(r if items == box.items else _with_box(ctx, r, Box(items)))
+        return rb.model_copy(update={"rules": tuple(rules)})
+
+
 # --- reduced error ---------------------------------------------------------------------------------------
 
 

@@ -126,3 +126,30 @@ def test_a_rule_that_always_holds_becomes_the_default():
     assert not out.rules and out.default.label == rb.rules[0].conclusion.label
     X = [[-1.0], [5.0], [float("nan")]]
     assert list(out.predict(X)) == list(rb.predict(X))
+
+
+def test_missing_sides_the_pruning_data_never_shows_are_dropped():
+    from rulekit.learners import CARTClassifier
+    from rulekit.rules.base import IsMissing
+
+    concept = C.nominal_dnf(7, noise=0.05, irrelevant=(5, 6))
+    rng = np.random.default_rng(0)
+    X, y = concept.sample(1500, rng)
+    Xp, yp = concept.sample(500, rng)
+    X, Xp = X.astype(object), Xp.astype(object)
+    model = CARTClassifier(random_state=0).fit(X, y).model_
+
+    def missing_tests(rb):
+        stack, n = [r.condition for r in rb.rules], 0
+        while stack:
+            node = stack.pop()
+            stack.extend(getattr(node, "items", ()) or ())
+            n += isinstance(node, IsMissing)
+        return n
+
+    rb = rulekit.to_rules(model, prune="pessimistic", prune_data=(Xp, yp), dnf=True, tree_prune=True)
+    assert rb.rules and missing_tests(rb) == 0
+    Xm = Xp.copy()
+    Xm.loc[::7, :] = None  # every feature missing somewhere: the tree's missing sides stay
+    rbm = rulekit.to_rules(model, prune="pessimistic", prune_data=(Xm, yp), dnf=True, tree_prune=True)
+    assert missing_tests(rbm) > 0
