@@ -23,6 +23,7 @@ from rulekit.ir.model import Model
 
 from .ensemble import emit_v3, emit_v5
 from .flatten import Forest, flatten
+from .float32 import combine32
 from .graph import GraphBuilder
 from .labels import is_range, label_output
 from .metadata import model_metadata
@@ -59,8 +60,8 @@ def build(model: Model, *, dtype: np.dtype, opset: int, max_bytes: int, accumula
     emit = emit_v5 if opset == 5 else emit_v3
     round32 = np.dtype(dtype) == np.float32
 
-    def ensemble(**kw):
-        return emit(gb, feed, forest, op_dtype, round32=round32, **kw)
+    def ensemble(trees: Forest | None = None, **kw):
+        return emit(gb, feed, forest if trees is None else trees, op_dtype, round32=round32, **kw)
 
     op_elem = TensorProto.FLOAT if op_dtype == np.float32 else TensorProto.DOUBLE
     outputs = _combine(gb, model, forest, ensemble, op_dtype, op_elem)
@@ -134,6 +135,8 @@ def _combine(gb: GraphBuilder, model: Model, forest: Forest, ensemble, dtype, el
     Two classes: the operator carries class 1 and ``p0 = 1 - p1``.
     """
     c = model.combiner
+    if c.kind == "sum" and c.arithmetic == "float32":
+        return combine32(gb, model, forest, ensemble, elem)
     averaged = c.kind in ("average", "vote")
     in_op = averaged and forest.width == 1
     if model.task == "regression":

@@ -1,0 +1,105 @@
+"""XGBoost's float32 arithmetic (``Combiner.arithmetic == "float32"``) as ONNX nodes.
+
+The tree-ensemble operator sums in an order of its own, so each tree writes its float32 leaf value
+to a target of its own ([N, n_trees], exact in either operator type); a ``Scan`` then adds the
+columns in tree order in float32 (base-score trees first: ``0 + base`` is ``base``), each tree to
+its output. The links follow :mod:`rulekit.ir.float32`: exp computed in double and rounded once to
+float32, every other step in float32; softmax sums its exps left to right in double.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from .flatten import Forest
+from .graph import GraphBuilder
+from .labels import label_output
+
+F = TensorProto.FLOAT
+
+
+def per_tree(forest: Forest) -> Forest:
+    """The same forest with tree ``t`` adding to target ``t`` only."""
+    return dataclasses.replace(forest, tree_targets=[(t,) for t in range(forest.n_trees)],
+                               n_targets=forest.n_trees)
+
+
+def _f32(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float32)
+
+
+def _body(n_outputs: int) -> object:
+    """Scan body: ``state[:, k] += x`` in float32 where ``mask[k]``, other outputs unchanged."""
+    axes = helper.make_tensor("axes", TensorProto.INT64, [1], [1])
+    nodes = [
+        helper.make_node("Constant", [], ["axes"], value=axes),
+        helper.make_node("Unsqueeze", ["x", "axes"], ["x1"]),
+        helper.make_node("Add", ["state", "x1"], ["added"]),
+        helper.make_node("Where", ["mask", "added", "state"], ["next"]),
+    ]
+    return helper.make_graph(
+        nodes, "add_tree",
+        [helper.make_tensor_value_info("state", F, ["N", n_outputs]),
+         helper.make_tensor_value_info("x", F, ["N"]),
+         helper.make_tensor_value_info("mask", TensorProto.BOOL, [n_outputs])],
+        [helper.make_tensor_value_info("next", F, ["N", n_outputs])])
+
+
+def sum32(gb: GraphBuilder, scores: str, outputs: list[int], n_outputs: int) -> str:
+    """[N, n_trees] per-tree values (any float type) -> [N, n_outputs] float32 sums in tree order."""
+    cols = gb.op("Cast", [scores], to=F, hint="tree_values")
+    mask = np.zeros((len(outputs), n_outputs), bool)
+    mask[np.arange(len(outputs)), outputs] = True
+    shape = gb.op("Concat", [gb.op("Shape", [cols], end=1),
+                             gb.const(np.array([n_outputs], np.int64), "n_outputs")], axis=0)
+    zeros = gb.op("ConstantOfShape", [shape], value=helper.make_tensor("zero", F, [1], [0.0]))
+    return gb.op("Scan", [zeros, cols, gb.const(mask, "tree_output")], hint="raw32",
+                 body=_body(n_outputs), num_scan_inputs=2, scan_input_axes=[1, 0])
+
+
+def _exp(gb: GraphBuilder, x: str) -> str:
+    """exp in double, rounded once to float32 (as :func:`rulekit.ir.float32.exp32`)."""
+    return gb.op("Cast", [gb.op("Exp", [gb.op("Cast", [x], to=TensorProto.DOUBLE)])], to=F)
+
+
+def sigmoid32(gb: GraphBuilder, raw: str) -> str:
+    """[N, 1] float32 margins -> P(class 1): ``1 / ((e + 1) + 1e-16)``, ``e = exp(min(-x, 88.7))``."""
+    e = _exp(gb, gb.op("Min", [gb.op("Neg", [raw]), gb.const(_f32(88.7), "clamp")]))
+    one = gb.const(_f32(1.0), "one")
+    d = gb.op("Add", [gb.op("Add", [e, one]), gb.const(_f32(1e-16), "eps")])
+    return gb.op("Div", [one, d], hint="p1")
+
+
+def softmax32(gb: GraphBuilder, raw: str, k: int) -> str:
+    """[N, k] float32 margins -> probabilities: ``exp(x - max)`` each divided by the float32 of their
+    left-to-right double sum."""
+    e = _exp(gb, gb.op("Sub", [raw, gb.reduce("ReduceMax", raw, 1)]))
+    e64 = gb.op("Cast", [e], to=TensorProto.DOUBLE)
+    total = gb.column(e64, 0, keep=True)
+    for j in range(1, k):
+        total = gb.op("Add", [total, gb.column(e64, j, keep=True)])
+    return gb.op("Div", [e, gb.op("Cast", [total], to=F)], hint="p")
+
+
+def combine32(gb: GraphBuilder, model, forest: Forest, ensemble, elem: int) -> list:
+    """Outputs of a float32-arithmetic boosted model: per-tree values, float32 sums, float32 link,
+    each output cast (exactly) to the graph's element type ``elem``."""
+    c = model.combiner
+    base_outputs = [k for k, b in enumerate(c.base_score) if b != 0.0]  # flatten's leading trees
+    outputs = base_outputs + [int(o) for o in (c.tree_output or (0,) * len(model.trees))]
+    raw = sum32(gb, ensemble(per_tree(forest)), outputs, c.n_outputs)
+    if model.task == "regression":
+        gb.op("Cast", [gb.to_vector(raw)], to=elem, out="prediction")
+        return [helper.make_tensor_value_info("prediction", elem, ["N"])]
+    if c.link == "softmax":
+        p = softmax32(gb, raw, c.n_outputs)
+    else:  # [1 - p1, p1]: one product and one addition per entry, as 1 - p1 rounds in float32
+        p = gb.op("Gemm", [sigmoid32(gb, raw), gb.const(_f32([[-1.0, 1.0]]), "pm"),
+                           gb.const(_f32([1.0, 0.0]), "bias")])
+    label_elem = label_output(gb, model.classes, p)
+    gb.op("Cast", [p], to=elem, out="probabilities")
+    return [helper.make_tensor_value_info("label", label_elem, ["N"]),
+            helper.make_tensor_value_info("probabilities", elem, ["N", model.n_classes])]
