@@ -169,7 +169,7 @@ def _check_present(columns: Mapping[str, Any], features: Sequence[Any]) -> None:
     if not missing:
         return
     path = getattr(columns, "path", None)
-    have = list(columns)
+    have = getattr(columns, "header", None) or list(columns)  # the file's, not filled-in columns
     hint = ""
     stripped = {h.strip(): h for h in have}
     folded = {unicodedata.normalize("NFC", h).casefold(): h for h in have}

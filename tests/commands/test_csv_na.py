@@ -148,3 +148,11 @@ def test_stats_and_induce_read_na(tmp_path, capsys, model):
     # with the list off, 'NA' is a word: column a is read as nominal text, so the rules differ
     assert "feature a: numeric" in (tmp_path / "i.rules").read_text()
     assert "feature a: numeric" not in (tmp_path / "w.rules").read_text()
+
+
+def test_an_na_target_is_a_missing_target(tmp_path, capsys):
+    """'NA'/'nan' in the target column: the row is left out with a note, like an empty cell."""
+    data = _csv(tmp_path, "t.csv", "a,y\n1,1.5\n2,2.5\n3,NA\n4,nan\n5,3.5\n")
+    code, _, err = run_cli(["fit", data, "--target", "y", "--task", "regression",
+                            "-o", tmp_path / "m.json"], capsys)
+    assert code == 0 and "2 row(s) without a 'y' value left out" in err, err
