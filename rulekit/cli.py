@@ -345,12 +345,15 @@ def stats(rules_file: Path = typer.Argument(..., metavar="RULES", help="a rules 
           target: Optional[str] = typer.Option(None, "--target",
                                                help="the target column (default: the rules' target)"),
           output: str = typer.Option(..., "-o", "--output", help="the rules file to write (may be RULES)"),
+          exact: bool = typer.Option(False, "--exact",
+                                     help="every digit (default: 4 significant digits, as rules print)"),
           na_values: Optional[str] = _na_values(),
           quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Recompute every rule's statistics on DATA, keeping the file's comments and layout."""
     from rulekit.commands import stats as cmd
 
-    raise typer.Exit(_run(quiet, cmd.run, rules=rules_file, data=data, output=output, target=target,
+    raise typer.Exit(_run(quiet, cmd.run, rules=rules_file, data=data, output=output, exact=exact,
+                          target=target,
                           na_values=na_values))
 
 

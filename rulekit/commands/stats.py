@@ -2,7 +2,8 @@
 
 The target column is the rules file's declared target (``--target`` names another). Only the
 statistics clauses change (:mod:`rulekit.dsl.restat`); comments, blank lines and layout stay byte for
-byte. The output is written whole or not at all; ``-o`` may name RULES itself (an in-place refresh).
+byte; the statistics are rounded as rules files print them (4 significant digits) unless ``exact``.
+The output is written whole or not at all; ``-o`` may name RULES itself (an in-place refresh).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def refresh(rb: RuleBase, X, y) -> RuleBase:
     return annotate(rb, X, labels)
 
 
-def run(*, rules: Path, data: Path, output: str, target: str | None = None, quiet: bool = False,
+def run(*, rules: Path, data: Path, output: str, target: str | None = None, exact: bool = False,
+        quiet: bool = False,
         na_values: str | None = None) -> int:
     check_output_path(output)
     check_distinct(output, data=data)
@@ -47,7 +49,7 @@ def run(*, rules: Path, data: Path, output: str, target: str | None = None, quie
                         f"other columns: {have}", file=str(data), line=1)
     with progress.phase(f"computing statistics of {len(rb.rules):,} rules"), located(columns, rb.features):
         new = refresh(rb, columns, columns[col])
-    out = replace_stats(text, new, spans)
+    out = replace_stats(text, new, spans, exact=exact)
     write_atomic(output, out)
     if not quiet and not is_stdout(output):
         report_written(output, f"statistics of {count(len(rb.rules), 'rule')} on "

@@ -5,7 +5,8 @@ lose the person's layout. Instead the text is lexed once more with a recording l
 grammar and :class:`rulekit.dsl.lexer.RulesLexer`, so every token, ``with`` and ``,`` included, has
 its offset), each rule's tokens are found from the parser's rule positions, and the span from the
 rule's ``with`` to its last token is replaced (or `` with ...`` inserted after the rule's last token
-when it had no statistics). The statistics text is the printer's own (:func:`stats_clause`).
+when it had no statistics). The statistics text is the printer's own (:func:`stats_clause`), rounded
+as ``dsl.dumps`` rounds it (:func:`rulekit.dsl.readable.readable`) unless ``exact``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rulekit.dsl.grammar import NO_WORDS, grammar_text
 from rulekit.dsl.lexer import RulesLexer, Source
 from rulekit.dsl.literals import name, number
 from rulekit.dsl.parser import parse
+from rulekit.dsl.readable import readable
 from rulekit.rules.base import RuleBase
 
 
@@ -91,11 +93,13 @@ def rule_stat_spans(text: str, *, file: str | None = None) -> tuple[RuleBase, li
     return parsed.rulebase, spans
 
 
-def replace_stats(text: str, new: RuleBase, spans: list[tuple[int, int, bool]]) -> str:
-    """``text`` with each rule's statistics clause replaced by ``new``'s (same rules, same order)."""
+def replace_stats(text: str, new: RuleBase, spans: list[tuple[int, int, bool]], *, exact: bool = False) -> str:
+    """``text`` with each rule's statistics clause replaced by ``new``'s (same rules, same order),
+    rounded for reading as ``dsl.dumps`` rounds them unless ``exact``."""
+    shown = new if exact else readable(new)
     out: list[str] = []
     pos = 0
-    for (start, end, had), rule in zip(spans, new.rules):
+    for (start, end, had), rule in zip(spans, shown.rules):
         clause = stats_clause(rule.stats)
         out.append(text[pos:start])
         if clause:

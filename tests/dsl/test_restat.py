@@ -69,11 +69,16 @@ def test_stats_keep_layout_and_count_like_pandas(tmp_path):
             taken[:] = False
         assert rule.stats["n"] == m.sum()
         assert rule.stats["e"] == (m & (df.play != rule.conclusion.label)).sum()
-        assert rule.stats["support"] == m.sum() / len(df)
+        assert rule.stats["support"] == float(f"{m.sum() / len(df):.4g}")  # rounded as rules print
         fired = m & ~taken
         assert rule.stats["fired"] == fired.sum()
         taken |= m
     assert [r.condition for r in rb.rules] == [r.condition for r in dsl.loads(EDITED).rules]
+    r = subprocess.run([sys.executable, "-m", "rulekit", "stats", str(tmp_path / "in.rules"), GOLF,
+                        "-o", str(tmp_path / "exact.rules"), "--exact"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    exact = dsl.loads((tmp_path / "exact.rules").read_text())
+    assert exact.rules[0].stats["support"] == 2 / 14 and rb.rules[0].stats["support"] == 0.1429
 
 
 def test_stats_bad_input_is_one_line(tmp_path):
