@@ -209,9 +209,9 @@ def test_fuzz_models_quick():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+@pytest.mark.parametrize("seed", [1, 2, 3])
 def test_fuzz_models_many(seed):
-    run_cases(seed=seed, n=1500)
+    run_cases(seed=seed, n=1200)
 
 
 def test_fuzz_models_cli(tmp_path):

@@ -91,4 +91,4 @@ def test_fuzz_rules_quick():
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_fuzz_rules_many(seed):
-    run_cases(seed=seed, n=3000)
+    run_cases(seed=seed, n=2000)
