@@ -17,12 +17,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from rulekit.diffing.regions import RegionsSkipped, as_rule_base, disagreements, layer_sizes
+from rulekit.diffing.regions import RegionsSkipped, disagreements, layer_sizes
 from rulekit.diffing.rows import RowDiff, row_diff
 from rulekit.diffing.rules import MAX_RULES, RuleChange, default_change, rule_changes
 from rulekit.dsl.printer import condition as condition_text
 from rulekit.errors import RulekitError
 from rulekit.ir.model import Model
+from rulekit.rules import to_rules
 from rulekit.rules.base import RuleBase
 from rulekit.rules.boxes import Schema, box_condition
 
@@ -71,6 +72,12 @@ def _comparable(side: Model | RuleBase) -> bool:
     return len(side.rules) <= MAX_RULES
 
 
+def _rules_of(side: Model | RuleBase) -> RuleBase:
+    """A model's rules as ``rulekit rules`` writes them without data (simplified paths), so a model
+    and its own rules file show no rule changes."""
+    return to_rules(side) if isinstance(side, Model) else side
+
+
 def diff(a: Model | RuleBase, b: Model | RuleBase, X: Any = None, y: Any = None, *,
          lines: list[int] | None = None, regions: bool = True) -> Diff:
     """Compare ``a`` (before) with ``b`` (after); ``X`` (and its target ``y``) for the row part."""
@@ -81,7 +88,7 @@ def diff(a: Model | RuleBase, b: Model | RuleBase, X: Any = None, y: Any = None,
         raise RulekitError(f"A is a {a.task} and B a {b.task}: nothing to compare")
     out = Diff(task=a.task, rules_compared=False, regions_computed=False)
     if _comparable(a) and _comparable(b):
-        ra, rb = as_rule_base(a), as_rule_base(b)
+        ra, rb = _rules_of(a), _rules_of(b)
         changes, counts = rule_changes(ra, rb)
         dc = default_change(ra, rb)
         out.rules = changes + ([dc] if dc is not None else [])

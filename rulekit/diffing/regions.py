@@ -243,8 +243,8 @@ def disagreements(a: Model | RuleBase, b: Model | RuleBase) -> tuple[list[Region
         for cell, ch, ok in zip(cells, changes, reachable.tolist()):
             if ch is not None and ok:
                 groups.setdefault(ch, []).append(cell)
-        regions = [Region(kind, before, after, merge_boxes(boxes))
-                   for (kind, before, after), boxes in groups.items()]
+        order = sorted(groups, key=lambda ch: ch[0] == "proba")  # label changes first
+        regions = [Region(ch[0], ch[1], ch[2], merge_boxes(groups[ch])) for ch in order]
     return regions, features
 
 

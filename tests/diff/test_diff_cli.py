@@ -42,6 +42,7 @@ def test_a_model_and_its_rules_agree_everywhere(golf):
     r = _rk("diff", golf / "golf.json", golf / "plain.rules")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "same output on every input" in r.stdout
+    assert "rules: 0 added, 0 removed, 0 changed" in r.stdout  # the model's rules as 'rules' writes them
 
 
 def test_pruned_rules_differ_in_regions_and_rows(golf):
