@@ -131,3 +131,34 @@ def _proba_rows(a, b, X):
         return []
     same = np.all((qa == qb) | (np.isnan(qa) & np.isnan(qb)), axis=1)
     return np.flatnonzero(~same).tolist()
+
+
+def test_regions_of_two_sklearn_trees_match_their_rows():
+    """Model sides (float32 thresholds, NaN routing): a point lies in a region exactly when the two
+    trees' outputs differ, on rows at every threshold, its float32/float64 neighbours and NaN."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    trees = [DecisionTreeClassifier(max_depth=4, random_state=s).fit(X[s::2], y[s::2]) for s in (0, 1)]
+    a, b = [rulekit.from_sklearn(t) for t in trees]
+    d = diff(a, b)
+    assert d.regions_computed and d.n_regions > 0
+    regions, features = disagreements(a, b)
+    cols = []
+    for j in range(3):
+        ts = [t for tr in trees for t, f in zip(tr.tree_.threshold, tr.tree_.feature) if f == j]
+        vs = [math.nan, 0.0]
+        for t in ts:
+            f32 = float(np.float32(t))
+            vs += [t, math.nextafter(t, -math.inf), math.nextafter(t, math.inf), f32,
+                   float(np.nextafter(np.float32(t), np.float32(np.inf))),
+                   float(np.nextafter(np.float32(t), np.float32(-np.inf)))]
+        cols.append(rng.choice(np.asarray(vs), 3000))
+    Z = np.column_stack(cols)
+    differs = (a.predict(Z) != b.predict(Z)) | np.any(a.predict_proba(Z) != b.predict_proba(Z), axis=1)
+    M = to_matrix(Z, features)
+    inside = np.array([any(_inside(bx, M, i) for r in regions for bx in r.boxes) for i in range(len(Z))])
+    assert differs.any() and (~differs).any()
+    assert np.array_equal(inside, differs)
