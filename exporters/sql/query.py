@@ -28,6 +28,7 @@ import numpy as np
 from rulekit import semantics
 from rulekit.errors import ExportError
 from rulekit.exporters.sql import expr
+from rulekit.exporters.sql import float32 as f32
 from rulekit.exporters.sql.dialect import Dialect
 from rulekit.exporters.sql.names import PREDICTION, PROBA_PREFIX, Names
 from rulekit.exporters.sql.trees import Columns
@@ -54,6 +55,7 @@ class Spec:
     weights: list[float] = field(default_factory=list)
     default: tuple | None = None  # rule-vote / rule-sum: default vector (None: no default)
     default_cls: int = -1
+    f32: bool = False  # XGBoost's float32 sums and link (the dialect has a 4-byte float)
 
 
 def model_spec(model: Model, d: Dialect) -> Spec:
@@ -61,7 +63,8 @@ def model_spec(model: Model, d: Dialect) -> Spec:
     units = [tree_unit(t, cols, model.leaf_value_size, d.case_depth) for t in model.trees]
     c = model.combiner
     kind = "single" if c.kind == "single" or len(units) == 1 and c.kind == "average" else c.kind
-    return Spec(model.task, model.classes, model.features, units, kind, c)
+    return Spec(model.task, model.classes, model.features, units, kind, c,
+                f32=c.arithmetic == "float32" and f32.supported(d))
 
 
 def rules_spec(rb, d: Dialect) -> Spec:
@@ -242,7 +245,8 @@ def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -
     items = [f"{pred} AS {names.outputs[0]}"] + [f"{p} AS {n}" for p, n in zip(probs, names.outputs[1:])]
     if b.bare:
         return b.select([pred])
-    return b.select(items)
+    float64_sums = isinstance(obj, Model) and obj.combiner.arithmetic == "float32" and not spec.f32
+    return (f32.header(d) if float64_sums else "") + b.select(items)
 
 
 def _inline(spec: Spec, d: Dialect, names: Names) -> str:
@@ -279,6 +283,13 @@ def _inline(spec: Spec, d: Dialect, names: Names) -> str:
     c = spec.combiner
     if spec.kind == "sum" and c.link == "sigmoid" and c.n_outputs == 1:
         (a,) = _inline_sums(binder, spec, 1, lambda i, u: [(0, [v[0] for v in u.vec])], [num(c.base_score[0])])
+        if spec.f32:
+            if d.bind is not None:
+                (a,) = binder.bind("s", [a])
+            p1 = f32.sigmoid(d, a)
+            if d.bind is not None:
+                (p1,) = binder.bind("p", [p1])
+            return binder.label(lambda m: expr.case([(f"{f32.complement(d, p1)} >= {p1}", m[0])], m[1]), labels)
         if c.decision in ("raw>=0", "raw>0"):
             return binder.label(lambda m: expr.case([(f"{a} {c.decision[3:-1]} {num(0.0)}", m[1])], m[0]), labels)
         if d.bind is not None:
@@ -291,7 +302,7 @@ def _inline(spec: Spec, d: Dialect, names: Names) -> str:
         outs = c.tree_output or (0,) * len(spec.units)
         sums = _inline_sums(binder, spec, c.n_outputs, lambda i, u: [(outs[i], [v[0] for v in u.vec])],
                             [num(x) for x in c.base_score])
-        return _bound_softmax_label(binder, sums, labels, raw=c.decision is not None)
+        return _bound_softmax_label(binder, sums, labels, raw=c.decision is not None, f32_link=spec.f32)
     if spec.kind in ("rule-vote", "rule-sum") and d.bind is not None:
         plan = _vote_plan if spec.kind == "rule-vote" else _sum_plan
         width, init, terms = plan(spec, d, K)
@@ -344,7 +355,8 @@ class _Binder:
         return f"CAST({out} AS DOUBLE)" if self.d.bind_untyped else out
 
 
-def _bound_softmax_label(binder: _Binder, sums: list[str], labels: list[str], *, raw: bool) -> str:
+def _bound_softmax_label(binder: _Binder, sums: list[str], labels: list[str], *, raw: bool,
+                         f32_link: bool = False) -> str:
     """The label of softmax boosting as one expression: the class sums, then the same steps as the
     staged form (max, clamped exp, numpy's sum, division, first-max argmax), each step bound in
     turn; ``raw``: argmax of the sums themselves (scikit-learn labels from raw scores)."""
@@ -353,6 +365,10 @@ def _bound_softmax_label(binder: _Binder, sums: list[str], labels: list[str], *,
     if raw:
         return binder.label(lambda marks: argmax(s, marks), labels)
     m = d.max_of(s)
+    if f32_link:  # XGBoost's float32 softmax (float32.py)
+        e = binder.bind("e", f32.exps(d, s, m))
+        p = binder.bind("p", f32.ratios(d, e, expr.sum_terms(e)))
+        return binder.label(lambda marks: argmax(p, marks), labels)
     e = binder.bind("e", [f"EXP({clamp(d, f'{sk} - {m}')})" for sk in s])
     p = binder.bind("p", [f"{ek} / {numpy_sum(e)}" for ek in e])
     return binder.label(lambda marks: argmax(p, marks), labels)
@@ -382,28 +398,33 @@ def _inline_sums(binder: _Binder, spec: Spec, width: int, terms: Terms, init: li
         u = spec.units[i]
         sums[k].append(walks[i].pick(u.leaves, vals, num, node.get(i)) if i in walks
                        else u.render([num(v) for v in vals]))
-    return _long_sums(binder, [parts or [num(0.0)] for parts in sums])
+    return _long_sums(binder, [parts or [num(0.0)] for parts in sums], f32_sums=spec.f32)
 
 
-def _long_sums(binder: _Binder, sums: list[list[str]]) -> list[str]:
+def _long_sums(binder: _Binder, sums: list[list[str]], *, f32_sums: bool = False) -> list[str]:
     """Each list of terms summed left to right, parenthesized. Engines recurse once per ``+`` (a
     1,000-term sum overflowed MariaDB's thread stack and Spark's parser), so a long sum is a fold
     where the dialect has one (:func:`fold_sum`), or else, where it binds, the running sums are
     bound every ``Dialect.bare_sum`` terms, all accumulators in one level, each level inside the
-    previous: the same float64 additions in the same order either way."""
+    previous: the same float64 additions in the same order either way (``f32_sums``: each partial
+    sum rounded to float32, :mod:`rulekit.exporters.sql.float32`)."""
     d, n = binder.d, binder.d.bare_sum
+
+    def plain(terms: list[str]) -> str:
+        return "(" + (f32.add(d, terms) if f32_sums else expr.sum_terms(terms)) + ")"
+
     if d.sum_fold is not None:
-        return [fold_sum(d, binder.names, terms) if len(terms) > n else "(" + expr.sum_terms(terms) + ")"
-                for terms in sums]
+        folder = f32.fold if f32_sums else fold_sum
+        return [folder(d, binder.names, terms) if len(terms) > n else plain(terms) for terms in sums]
     if d.bind is None or all(len(terms) <= n for terms in sums):
-        return ["(" + expr.sum_terms(terms) + ")" for terms in sums]
+        return [plain(terms) for terms in sums]
     heads = [terms[:n] for terms in sums]
     for j in range(n, max(len(terms) for terms in sums), n):
         live = [k for k, terms in enumerate(sums) if len(terms) > j]
-        refs = binder.bind(f"c{j // n}_", ["(" + expr.sum_terms(heads[k]) + ")" for k in live])
+        refs = binder.bind(f"c{j // n}_", [plain(heads[k]) for k in live])
         for k, ref in zip(live, refs):
             heads[k] = [ref] + sums[k][j:j + n]
-    return ["(" + expr.sum_terms(terms) + ")" for terms in heads]
+    return [plain(terms) for terms in heads]
 
 
 def fold_sum(d: Dialect, names: Names, terms: list[str]) -> str:
@@ -521,7 +542,11 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
             else:
                 items.append(acc[k])
                 continue
-            items.append(f"{fold_sum(d, names, parts) if fold else expr.sum_terms(parts)} AS {acc[k]}")
+            if spec.f32:
+                total = f32.fold(d, names, parts) if fold else f32.add(d, parts)
+            else:
+                total = fold_sum(d, names, parts) if fold else expr.sum_terms(parts)
+            items.append(f"{total} AS {acc[k]}")
         last = j == len(plans) - 1
         b.stage(items + ([] if last else plans[j + 1][0]), features=not last)
     return acc
@@ -584,6 +609,8 @@ def _ensemble(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str
         if spec.task == "regression":
             return acc[0], []
         decision = c.decision  # sklearn boosting labels from the raw score
+        if spec.f32:
+            return _staged_link32(d, b, names, acc, labels, proba, c.link)
         if c.link == "sigmoid":
             a = acc[0]
             p1 = names.internal("p1")
@@ -615,6 +642,25 @@ def _ensemble(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str
     if kind == "rule-sum":
         return _rule_sum(spec, d, b, names, labels, proba)
     raise ExportError(f"cannot export a {kind!r} combiner to SQL")
+
+
+def _staged_link32(d: Dialect, b: Builder, names: Names, acc: list[str], labels: list[str], proba: bool,
+                   link: str) -> tuple[str, list[str]]:
+    """Sigmoid or softmax of float32 margins in float32 (:mod:`rulekit.exporters.sql.float32`);
+    the label is the first most probable class, as the model's argmax of its probabilities."""
+    if link == "sigmoid":
+        p1 = names.internal("p1")
+        b.stage([f"{f32.sigmoid(d, acc[0])} AS {p1}"], features=False)
+        p0 = names.internal("p0")
+        b.stage([p1, f"{f32.complement(d, p1)} AS {p0}"], features=False)
+        return expr.case([(f"{p0} >= {p1}", labels[0])], labels[1]), [p0, p1] if proba else []
+    m = names.internal("m")
+    b.stage(acc + [f"{d.max_of(acc)} AS {m}"], features=False)
+    e = [names.internal(f"e{k}") for k in range(len(acc))]
+    b.stage([f"{x} AS {ek}" for x, ek in zip(f32.exps(d, acc, m), e)], features=False)
+    p = [names.internal(f"p{k}") for k in range(len(acc))]
+    b.stage([f"{x} AS {pk}" for x, pk in zip(f32.ratios(d, e, expr.sum_terms(e)), p)], features=False)
+    return argmax(p, labels), p if proba else []
 
 
 def _vote_plan(spec, d: Dialect, K: int) -> tuple[int, list[str | None], Terms]:
