@@ -8,7 +8,8 @@ from pathlib import Path
 
 from rulekit import exporters, progress
 from rulekit.commands.source import describe, load_source
-from rulekit.fileio import check_distinct, check_output_path, is_stdout, write_atomic
+from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
+from rulekit.util import count
 
 TARGET_NAMES = {"python": "a Python module", "onnx": "ONNX", "rules": "rules", "json": "a model file",
                 "dot": "Graphviz dot"}
@@ -33,14 +34,16 @@ def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | No
         result = fn(obj, **options)
         if to == "onnx" and not isinstance(result, (bytes, str)):
             result = result.SerializeToString()
+        if isinstance(result, str) and not result.endswith("\n"):
+            result += "\n"  # text files end with a newline (the bare SQL expression had none)
     _warn(caught, quiet)
     if str(output) == "-":
         _to_stdout(result)
         return 0
     with progress.phase(f"writing {output}"):
         write_atomic(output, result)
-    if not quiet and not is_stdout(output):
-        print(f"wrote {output}")
+    size = len(result) if isinstance(result, bytes) else len(result.encode("utf-8"))
+    report_written(output, f"{target}, {count(size, 'byte')}", quiet=quiet)
     return 0
 
 
