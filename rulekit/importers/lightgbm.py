@@ -20,14 +20,13 @@ random-forest averaging are folded into the leaf values (agreeing to ~1e-15). Li
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from rulekit import semantics
+from rulekit import jsontext, semantics
 from rulekit.errors import RulekitError
 from rulekit.fileio import read_bytes
 from rulekit.ir.model import Combiner, Feature, Model
@@ -163,10 +162,10 @@ class _Text:
                                      line=len(lines))
 
     def _pandas(self, text: str, lineno: int) -> None:
-        try:
-            self.pandas_categorical = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
-            raise LightGBMModelError("pandas_categorical is not valid JSON", file=self.file,
+        try:  # jsontext: also refuses huge integers and lone surrogates in category names
+            self.pandas_categorical = jsontext.loads(text, error=LightGBMModelError)
+        except LightGBMModelError as err:
+            raise LightGBMModelError(f"pandas_categorical: {err.message}", file=self.file,
                                      line=lineno) from None
         self.pandas_line = lineno
 

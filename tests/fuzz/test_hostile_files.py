@@ -5,12 +5,14 @@ source library where the file is valid."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
 
 import rulekit
 from rulekit.errors import ModelFileError, RulekitError
+from rulekit.importers.lightgbm import parse_model
 from rulekit.importers.xgboost import ubjson_loads
 from rulekit.ir.modelfile import loads_model
 from tests.fuzz.limits import assert_clear_refusal, run_cli
@@ -116,3 +118,14 @@ def test_lightgbm_undefined_missing_type_matches_lightgbm(tmp_path, decision_typ
 def _write(path, text: str) -> str:
     path.write_text(text)
     return str(path)
+
+
+@pytest.mark.parametrize("line,needle", [
+    ('pandas_categorical:[["a\\ud800b", "c"]]', "U+D800"),
+    ("pandas_categorical:[[" + "7" * 5000 + "]]", "5000 digits"),
+    ("pandas_categorical:[[1, 2", "not valid JSON"),
+], ids=["surrogate", "huge-integer", "bad-json"])
+def test_lightgbm_pandas_categorical_is_checked_like_any_json(line, needle):
+    text = lightgbm_chain(2) + line + "\n"
+    with pytest.raises(RulekitError, match=re.escape(needle)):
+        parse_model(text, file="m.txt")
