@@ -16,7 +16,7 @@ import difflib
 from lark import Transformer_NonRecursive
 from pydantic import ValidationError
 
-from rulekit.dsl import literals
+from rulekit.dsl import literals, missing
 from rulekit.dsl.diagnostics import Diagnostic, make, source_lines
 from rulekit.dsl.grammar import CONDITION_WORDS
 from rulekit.dsl.lexer import Tok
@@ -98,6 +98,7 @@ class Builder(Transformer_NonRecursive):
         self.precision: str | None = None
         self.combiner: Combiner | None = None
         self.default_raw = None
+        self.missing_as: dict = {}  # feature -> the value a missing value counts as ('missing' lines)
         self.seen: dict[str, int] = {}  # header statement -> line
         self.rules: list[Rule] = []
         self.rule_pos: list[tuple[int, int]] = []
@@ -259,6 +260,27 @@ class Builder(Transformer_NonRecursive):
             return
         self.features[name] = f
         self.feature_list.append(f)
+
+    def missing_stmt(self, c):
+        name_tok = c[0]
+        self.stmts.append((name_tok.start_pos, "header", -1))
+        if self.first_rule_line is not None:
+            self.err(name_tok, "header lines come before the rules: move this 'missing' line above the "
+                               f"first rule (line {self.first_rule_line})")
+        name, f = self._feature(name_tok)
+        (v, tok), = self.typed_literals(c[1:])
+        if f is None:
+            return
+        if name in self.missing_as:
+            self.err(name_tok, f"missing values of {_nm(name)} are declared twice")
+        elif f.kind == "nominal":
+            self._check_value(name, v, tok)
+            self.missing_as[name] = v
+        elif isinstance(v, (str, bool)) or v != v:
+            self.err(tok, f"{_nm(name)} is numeric: a missing value counts as a number (or -inf, inf), "
+                          f"not {_show(v)}")
+        else:
+            self.missing_as[name] = float(v)
 
     def semantics_stmt(self, c):
         if self._header("semantics", c[0]):
@@ -693,7 +715,7 @@ class Builder(Transformer_NonRecursive):
         if default is not None:
             kw["default"] = default
         try:
-            return RuleBase(**kw)
+            return missing.expand(RuleBase(**kw), self.missing_as)
         except ValidationError as e:  # pragma: no cover - every part was checked on the way
             self.error_at(1, 1, f"not a valid rule base: {e.errors()[0]['msg']}")
             return None

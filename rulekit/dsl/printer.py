@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 
+from rulekit.dsl import missing
 from rulekit.dsl.build import MAX_DEPTH
 from rulekit.dsl.grammar import CONDITION_WORDS, LABEL_WORDS, NO_WORDS, VALUE_WORDS, all_words
 from rulekit.dsl.literals import name, number, rule_id, typed
@@ -30,14 +31,19 @@ INDENT = "    "
 _FLIP = {">": "<", ">=": "<="}
 
 
-def dumps(rb: RuleBase, *, exact: bool = False) -> str:
-    """The canonical text of ``rb`` (ends with a newline); readable unless ``exact``."""
+def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) -> str:
+    """The canonical text of ``rb`` (ends with a newline); readable unless ``exact``; missing-value
+    routing declared once per feature where it can be (:mod:`rulekit.dsl.missing`) unless
+    ``expand_missing``."""
     if not exact:
         rb = readable(rb)
+    declared: dict = {}
+    if not expand_missing:
+        rb, declared = missing.collapse(rb)
     out: list[str] = []
     for c in rb.comments:
         out.extend(_comment_lines(c))
-    out.extend(header_lines(rb))
+    out.extend(header_lines(rb, declared))
     group = 0
     blank_pending = True
     for r in rb.rules:
@@ -60,7 +66,7 @@ def dumps(rb: RuleBase, *, exact: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
-def header_lines(rb: RuleBase) -> list[str]:
+def header_lines(rb: RuleBase, declared: dict | None = None) -> list[str]:
     lines = [f"rulebase {name(rb.name, NO_WORDS)}"]
     target = f"target {name(rb.target, NO_WORDS)}:"
     classes = None if rb.classes is None else "{" + ", ".join(typed(c, VALUE_WORDS) for c in rb.classes) + "}"
@@ -75,6 +81,11 @@ def header_lines(rb: RuleBase) -> list[str]:
             lines.append(f"feature {name(f.name, NO_WORDS)}: nominal {{{dom}}}{match}")
         else:
             lines.append(f"feature {name(f.name, NO_WORDS)}: numeric")
+    for f in rb.features:
+        if declared and f.name in declared:
+            v = declared[f.name]
+            shown = number(v) if f.kind == "numeric" else typed(v, VALUE_WORDS)
+            lines.append(f"missing {name(f.name, NO_WORDS)} counts as {shown}")
     lines.append(f"semantics {rb.semantics}")
     lines.append(f"precision {rb.precision}")
     if rb.combiner is not None:
