@@ -16,6 +16,8 @@ from pydantic import BaseModel
 
 from rulekit.diffing.regions import aligned_proba, same_label
 from rulekit.ir.model import Model
+from rulekit.rules import engine
+from rulekit.rules.base import RuleBase
 
 
 class RowChange(BaseModel):
@@ -69,11 +71,14 @@ def codes(values: Any, classes: list) -> np.ndarray:
 
 
 def scores(side: Any, X: Any) -> tuple[np.ndarray, np.ndarray | None]:
-    """(predictions, probabilities or None) of one side. A model without a raw-score decision
-    labels a row with the argmax of its probabilities (``Model.predict``): both come from one
-    scoring pass instead of two."""
+    """(predictions, probabilities or None) of one side, from one scoring pass instead of two: a
+    rule base through ``engine.predict_with_proba``; a model without a raw-score decision labels a
+    row with the argmax of its probabilities (``Model.predict``)."""
     if side.task != "classification":
         return np.asarray(side.predict(X)), None
+    if isinstance(side, RuleBase):
+        labels, P = engine.predict_with_proba(side, X)
+        return np.asarray(labels), P
     P = np.asarray(side.predict_proba(X), np.float64)
     if isinstance(side, Model) and not (side.combiner.kind == "sum" and side.combiner.decision is not None):
         return side.label_array()[np.argmax(P, axis=1)], P

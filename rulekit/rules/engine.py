@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from rulekit.errors import RulekitError
+from rulekit.ir import float32 as _f32
 from rulekit.ir.data import to_matrix
 from rulekit.ir.model import sigmoid, softmax
 from rulekit.rules import text
@@ -521,6 +522,17 @@ def _combine(rb: RuleBase, M: np.ndarray, out: Outcomes) -> tuple[np.ndarray, np
             hit = first_hit(rb, M, idx)
             yield out.vec[np.where(hit < 0, R, hit)]
 
+    if c.kind == "sum" and c.arithmetic == "float32":  # XGBoost's float32 sums and link
+        outs = c.tree_output or (0,) * len(grs)
+        raw = _f32.sum32(c.base_score, outs, (v[:, 0] for v in tree_values()), n).astype(np.float64)
+        if rb.task == "regression":
+            return raw[:, :1], None, out
+        if c.link == "sigmoid":
+            p = _f32.sigmoid32(raw[:, 0])
+            proba = np.column_stack([_f32.F32(1) - p, p]).astype(np.float64)
+        else:
+            proba = _f32.softmax32(raw).astype(np.float64)
+        return proba, np.argmax(proba, axis=1), out
     if c.kind == "sum":
         raw = np.tile(np.asarray(c.base_score, dtype=np.float64), (n, 1))
         outs = c.tree_output or (0,) * len(grs)
@@ -570,6 +582,10 @@ def predict_matrix(rb: RuleBase, M: np.ndarray) -> np.ndarray:
     vec, cls, out = _scores(rb, M, need_vec=False)
     if rb.task == "regression":
         return vec[:, 0].copy()
+    return _labels_of(cls, out)
+
+
+def _labels_of(cls: np.ndarray, out: Outcomes) -> np.ndarray:
     if (cls < 0).any():  # rows no rule decides and no default: a missing prediction
         res = np.empty(len(cls), object)
         ok = cls >= 0
@@ -577,6 +593,19 @@ def predict_matrix(rb: RuleBase, M: np.ndarray) -> np.ndarray:
         res[~ok] = None
         return res
     return out.labels[cls]
+
+
+def predict_with_proba(rb: RuleBase, X: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(predict(rb, X), predict_proba(rb, X))`` of a classification rule base from one evaluation
+    (``rulekit diff`` needs both; two passes cost twice as much)."""
+    if rb.task != "classification":
+        raise RulekitError("predict_proba needs a classification rule base; this one is a regression")
+    vec, cls, out = _scores(rb, matrix(rb, X))
+    labels = _labels_of(cls, out)
+    if (cls < 0).any():
+        vec = vec.copy()
+        vec[cls < 0] = np.nan
+    return labels, vec
 
 
 def predict_proba(rb: RuleBase, X: Any) -> np.ndarray:
