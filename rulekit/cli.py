@@ -97,6 +97,13 @@ class Target(str, Enum):
     dot = "dot"
 
 
+class SqlForm(str, Enum):
+    select = "select"
+    expression = "expression"
+    view = "view"
+    function = "function"
+
+
 class Dialect(str, Enum):
     sqlite = "sqlite"
     duckdb = "duckdb"
@@ -220,7 +227,13 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
                None, "--table", help="SQL: a SELECT over this table (default: a bare prediction expression)"),
            key: Optional[str] = typer.Option(None, "--key", help="SQL: a column of --table to select first"),
            proba: bool = typer.Option(False, "--proba",
-                                      help="SQL: a probability column per class (needs --table)"),
+                                      help="SQL: a probability column per class (needs --table, or --form function)"),
+           form: Optional[SqlForm] = typer.Option(
+               None, "--form", help="SQL: select, expression, view (CREATE VIEW over --table) or function (of "
+                                    "the features) (default: select with --table, else expression)"),
+           name: Optional[str] = typer.Option(None, "--name",
+                                              help="SQL: the view or function name (default: from the table or target)"),
+           replace: bool = typer.Option(False, "--replace", help="SQL: replace an existing view or function"),
            dtype: Optional[DType] = typer.Option(None, "--dtype",
                                                  help="ONNX: the input type of X (default: auto = double when any test of "
                                                       "the model compares in float64, else float)"),
@@ -233,9 +246,10 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
     from rulekit.commands import export as cmd
 
     given = {"--dialect": dialect is not None, "--table": table is not None, "--key": key is not None,
-             "--proba": proba, "--dtype": dtype is not None, "--opset": opset is not None}
+             "--proba": proba, "--dtype": dtype is not None, "--opset": opset is not None,
+             "--form": form is not None, "--name": name is not None, "--replace": replace}
     applies = {"--dialect": "sql", "--table": "sql", "--key": "sql", "--proba": "sql",
-               "--dtype": "onnx", "--opset": "onnx"}
+               "--dtype": "onnx", "--opset": "onnx", "--form": "sql", "--name": "sql", "--replace": "sql"}
     for option, is_given in given.items():
         if is_given and to.value != applies[option]:
             raise RulekitError(f"{option} applies to --to {applies[option]}, not --to {to.value}")
@@ -245,7 +259,8 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
     raise typer.Exit(_run(quiet, cmd.run, source=source, to=to.value,
                           dialect=(dialect or Dialect.sqlite).value, table=table, key=key, proba=proba,
                           dtype=(dtype or DType.auto).value, output=output,
-                          opset=opset if opset == "auto" else int(opset)))
+                          opset=opset if opset == "auto" else int(opset),
+                          form=form.value if form else None, name=name, replace=replace))
 
 
 @app.command()

@@ -13,7 +13,8 @@ def to_python(obj: Any, **options: Any) -> str:
 
 
 def to_sql(obj: Any, dialect: str = "sqlite", table: str | None = None, **options: Any) -> str:
-    """A ``SELECT`` over ``table`` (or a bare expression when ``table`` is None) in ``dialect``."""
+    """A ``SELECT`` over ``table`` (or a bare expression when ``table`` is None) in ``dialect``;
+    ``form="view"|"function"`` (with ``name=``, ``replace=``) wraps it as a deployable statement."""
     return exporters.get("sql")(obj, dialect=dialect, table=table, **options)
 
 

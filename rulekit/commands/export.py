@@ -16,7 +16,8 @@ TARGET_NAMES = {"python": "a Python module", "onnx": "ONNX", "rules": "rules", "
 
 
 def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | None, proba: bool,
-        dtype: str, output: Path, opset: str | int = "auto", quiet: bool = False) -> int:
+        dtype: str, output: Path, opset: str | int = "auto", quiet: bool = False, form: str | None = None,
+        name: str | None = None, replace: bool = False) -> int:
     if str(output) != "-":
         check_output_path(output)
         check_distinct(output, source=source)
@@ -25,6 +26,8 @@ def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | No
     options: dict = {}
     if to == "sql":
         options = {"dialect": dialect, "table": table, "key": key, "proba": proba}
+        if form is not None or name is not None or replace:
+            options.update(form=form, name=name, replace=replace)
     elif to == "onnx":
         options = {"dtype": dtype, "opset": opset}
     target = f"SQL ({dialect})" if to == "sql" else TARGET_NAMES.get(to, to)
