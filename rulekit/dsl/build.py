@@ -293,6 +293,9 @@ class Builder(Transformer_NonRecursive):
     def link(self, c):
         return c[0].value
 
+    def arithmetic(self, c):
+        return c[0]
+
     def match(self, c):
         return c[0].value
 
@@ -330,6 +333,11 @@ class Builder(Transformer_NonRecursive):
             kw["tree_output"] = c[4]
         if c[5] is not None:
             kw["decision"] = c[5]
+        if c[6] is not None:
+            if kw["kind"] != "sum":
+                self.err(c[6], "'arithmetic float32' applies to sum combiners only")
+            else:
+                kw["arithmetic"] = "float32"
         self.combiner = Combiner(**kw)
 
     def default_stmt(self, c):
@@ -651,9 +659,38 @@ class Builder(Transformer_NonRecursive):
         return ("parts", lit[0], True, c[-2], c[-1], c[:-2])
 
     def distribution(self, c):
-        d = _Dist(v for v, _ in self.numbers(c[1:]))
-        d.tok = c[0]
+        if type(c[0]) is not tuple:  # `[p1, p2, ...]` in class order
+            d = _Dist(v for v, _ in self.numbers(c[1:]))
+            d.tok = c[0]
+            return d
+        d = _Dist()
+        d.tok = c[0][1]
+        if self.classes is None or self.task == "regression":
+            self.err(d.tok, "a distribution names classes only when the target line lists them "
+                            "(write [p1, p2, ...] in class order)")
+            return d
+        got: dict = {}
+        for label, tok, p in c:
+            key = _typed_key(label)
+            if key not in self.class_keys:
+                if id(tok) not in self.bad:
+                    self._not_a_class(label, tok)
+            elif key in got:
+                self.err(tok, f"class {_show(label)} is named twice in this distribution")
+            else:
+                got[key] = p
+        absent = [k for k in self.classes if _typed_key(k) not in got]
+        if absent:
+            self.err(d.tok, "a distribution names every class: " + ", ".join(_show(k) for k in absent[:8])
+                     + (" is" if len(absent) == 1 else " are") + " missing")
+        d.extend(got.get(_typed_key(k), 0.0) for k in self.classes)
         return d
+
+    def named_prob(self, c):
+        toks = [t for t in c if t is not None]
+        n = 2 if len(toks) >= 3 and toks[-2].type == "ADDOP" else 1
+        (label, tok), = self.typed_literals(toks[:-n])
+        return label, tok, self.numbers(toks[-n:])[0][0]
 
     def value_part(self, c):
         v, tok = self.numbers(c)[0]

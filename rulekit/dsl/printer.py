@@ -58,7 +58,7 @@ def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) ->
         if opens:
             out.append(f"group {r.group}")
             group = r.group
-        out.extend(rule_lines(r, rb.task))
+        out.extend(rule_lines(r, rb.task, rb.classes))
     if rb.footer_comments:
         out.append("")
         for c in rb.footer_comments:
@@ -99,29 +99,37 @@ def header_lines(rb: RuleBase, declared: dict | None = None) -> list[str]:
             text += " tree_output [" + ", ".join(str(v) for v in c.tree_output) + "]"
         if c.decision is not None:
             text += " decision raw " + c.decision[3:-1] + " 0"
+        if c.arithmetic is not None:
+            text += " arithmetic " + c.arithmetic
         lines.append(text)
     if rb.default is not None:
-        lines.append("default " + conclusion(rb.default, rb.task))
+        lines.append("default " + conclusion(rb.default, rb.task, rb.classes))
     return lines
 
 
-def conclusion(c: Conclusion, task: str) -> str:
+def conclusion(c: Conclusion, task: str, classes: tuple | None = None) -> str:
+    """A conclusion as text; with ``classes`` (a classification base's) its distribution names them:
+    ``yes {no: 0.125, yes: 0.875}`` (probabilities exact: they are what exports emit)."""
     parts = []
     if c.label is not None:
         parts.append("label " + typed(c.label, VALUE_WORDS) if task == "regression"
                      else typed(c.label, LABEL_WORDS))
     if c.distribution is not None:
-        parts.append("[" + ", ".join(number(p) for p in c.distribution) + "]")
+        if task == "classification" and classes and len(classes) == len(c.distribution):
+            parts.append("{" + ", ".join(f"{typed(k, VALUE_WORDS)}: {number(p)}"
+                                         for k, p in zip(classes, c.distribution)) + "}")
+        else:
+            parts.append("[" + ", ".join(number(p) for p in c.distribution) + "]")
     if c.value is not None:
         bare = task == "regression" and not parts
         parts.append(number(c.value) if bare else "value " + number(c.value))
     return " ".join(parts) if parts else "nothing"
 
 
-def rule_lines(r: Rule, task: str) -> list[str]:
+def rule_lines(r: Rule, task: str, classes: tuple | None = None) -> list[str]:
     prefix = (rule_id(r.id, all_words()) + ": " if r.id is not None else "") + "if "
     items, joiner = top_items(r.condition, r.id)
-    tail = " then " + conclusion(r.conclusion, task)
+    tail = " then " + conclusion(r.conclusion, task, classes)
     if r.weight is not None:
         tail += " weight " + number(r.weight)
     if r.stats:

@@ -136,3 +136,30 @@ def test_bad_declarations(line, message):
     text = text.replace("default yes", line + "\ndefault yes")
     p = dsl.parse(text)
     assert p.errors and p.errors[0].line == 7 and message in p.errors[0].message, p.errors
+
+
+# --- distributions that name their classes (here for want of a better home: both are header-aware) ---
+
+NAMED = """target y: classes {no, yes, 3}
+feature x: numeric
+default yes {3: 0.25, yes: 0.5, no: 0.25}
+if x > 1 then no {no: 0.9, yes: 0.1, 3: 0}
+"""
+
+
+def test_named_distributions_read_in_class_order_and_print_named():
+    rb = dsl.loads(NAMED)
+    assert rb.default.distribution == (0.25, 0.5, 0.25) and rb.rules[0].conclusion.distribution == (0.9, 0.1, 0.0)
+    text = dsl.dumps(rb)
+    assert "default yes {no: 0.25, yes: 0.5, 3: 0.25}" in text and "then no {no: 0.9, yes: 0.1, 3: 0}" in text
+    assert dsl.loads(text) == rb
+
+
+@pytest.mark.parametrize("concl, message", [
+    ("no {no: 0.9, yes: 0.1}", "a distribution names every class: 3 is missing"),
+    ("no {no: 0.9, yes: 0.1, 3: 0, no: 0}", "class 'no' is named twice"),
+    ("no {no: 0.9, maybe: 0.1, yes: 0, 3: 0}", "'maybe' is not a class of"),
+])
+def test_named_distribution_errors(concl, message):
+    p = dsl.parse(NAMED.replace("no {no: 0.9, yes: 0.1, 3: 0}", concl))
+    assert p.errors and p.errors[0].line == 4 and message in p.errors[0].message, p.errors
