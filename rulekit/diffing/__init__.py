@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
 from rulekit.diffing.regions import RegionsSkipped, disagreements, layer_sizes
 from rulekit.diffing.rows import RowDiff, row_diff
@@ -52,6 +52,7 @@ class Diff(BaseModel):
     regions: list[RegionText] = []
     rows: RowDiff | None = None
 
+    @computed_field
     @property
     def agree(self) -> bool | None:
         """True: the same output on every input (or, when regions were skipped, on every data row);

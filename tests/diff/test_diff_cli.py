@@ -52,6 +52,7 @@ def test_pruned_rules_differ_in_regions_and_rows(golf):
     assert "rows: 2 of 14 change their prediction" in r.stdout
     j = json.loads(_rk("diff", golf / "plain.rules", golf / "pruned.rules", "--data", GOLF,
                        "--format", "json").stdout)
+    assert j["agree"] is False and j["regions_computed"] is True and j["n_regions"] == 4
     assert j["rows"]["changed"] == 2 and j["rows"]["confusion"]["after"] == [[5, 0], [2, 7]]
     assert [e["line"] for e in j["rows"]["examples"]] == [10, 12]
     assert j["rows"]["max_abs_dproba"] == 0.6
