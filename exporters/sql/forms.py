@@ -214,7 +214,8 @@ def wrap(obj, d: Dialect, *, form: str, build, table: str | None, key: str | Non
     ret = _label_type(f, obj)
     comment = _mapping_comment(d, obj, params)
     if not proba and f.scalar is not None:
-        body = build(_renamed(obj, dict(zip(obj.feature_names, params))), table=None, key=None, proba=False)
+        body = build(_renamed(obj, {ft.name: p for ft, p in zip(obj.features, params)}), table=None, key=None,
+                     proba=False)
         q, body = _quoted_body(f.quote, body, d)
         return comment + f.scalar.format(create=create, name=qname, params=signature, ret=ret, body=body, q=q)
     if proba and "proba" in refuse:
@@ -226,7 +227,7 @@ def wrap(obj, d: Dialect, *, form: str, build, table: str | None, key: str | Non
 
 def _table_function(f: Forms, d: Dialect, obj, params, create, qname, signature, ret, build, proba) -> str:
     """A table function: the SELECT form over a one-row CTE naming the parameters as the features."""
-    taken = {n.casefold() for n in obj.feature_names}
+    taken = {ft.name.casefold() for ft in obj.features}
     cte = "rk_params"
     while any(t.startswith(cte) for t in taken):
         cte = "rk" + cte
