@@ -359,16 +359,23 @@ def run(quick: bool) -> list[dict]:
     peers = list(PEERS)
     rows = run_concepts(quick, paths, peers) + run_real(quick, paths, peers)
     out = []
-    for s in summary(rows):
+    summ = summary(rows)
+    for s in summ:
         if not s["learner"].startswith("rulekit"):
             continue
         peer = "RIPPER"
-        pv = next((p for p in summary(rows) if p["family"] == s["family"] and p["learner"] == peer), None)
+        pv = next((p for p in summ if p["family"] == s["family"] and p["learner"] == peer), None)
         goal, ok = "", None
         if s["learner"] == "rulekit default" and s["family"].startswith("nominal"):
             n_ok, n = map(int, s["exact"].split("/"))
             goal = ">= 80% exact, <= 1.3x planted literals, acc >= 0.97"
             ok = n_ok >= 0.8 * n and (s["lit/planted"] or 9) <= 1.3 and (s["acc"] or 0) >= 0.97
+        if s["family"] == "real" and s["learner"] in ("rulekit default", "rulekit induce"):
+            peers_real = [p for p in summ if p["family"] == "real" and not p["learner"].startswith("rulekit")]
+            best = max((p["acc"] for p in peers_real if p["acc"] is not None), default=None)
+            rip = pv["literals"] if pv else None
+            goal = ">= best peer - 0.5 pt, fewer literals than RIPPER"
+            ok = None if best is None else (s["acc"] >= best - 0.005 and (rip is None or s["literals"] < rip))
         out.append({"benchmark": f"concepts: {s['family']}, {s['learner']}", "metric": "accuracy / exact",
                     "unit": "", "rulekit": s["acc"], "peer": peer, "peer_value": pv["acc"] if pv else None,
                     "goal": goal + (f" (exact {s['exact']}, {s['literals']:.1f} literals)" if s["literals"] else ""),
