@@ -15,7 +15,10 @@ from typing import Any
 
 from rulekit.errors import RulekitError
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# a high-surrogate escape not followed by a low one, or a low one not preceded by a high one
+# (a proper pair such as \ud83d\ude00 is one character and needs no walk)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
+                               r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F]")
 _LONG_INTEGER = re.compile(r"-?\d{1000,}")
 
 
