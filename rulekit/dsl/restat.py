@@ -51,12 +51,12 @@ def _parser() -> Lark:
     return Lark(grammar_text(), parser="lalr", lexer=_Recording, maybe_placeholders=True)
 
 
-def tokens(text: str) -> list:
-    """Every token of a valid rules text, in order (comments and blanks excluded)."""
+def tokens(text: str) -> tuple[list, list]:
+    """Every token of a valid rules text, in order, and every comment (blanks excluded)."""
     src = _TokenSource(text)
     with _LOCK:
         _parser().parse(src)
-    return src.tokens
+    return src.tokens, src.comments
 
 
 def stats_clause(stats: dict[str, float]) -> str:
@@ -66,13 +66,14 @@ def stats_clause(stats: dict[str, float]) -> str:
     return "with " + ", ".join(f"{name(k, NO_WORDS)} = {number(v)}" for k, v in stats.items())
 
 
-def rule_stat_spans(text: str, *, file: str | None = None) -> tuple[RuleBase, list[tuple[int, int, bool]]]:
-    """The rule base of ``text`` and, per rule, ``(start, end, has_stats)``: the offsets of its
-    statistics clause (``with`` to its last token), or ``(end of rule, end of rule, False)``."""
+def rule_stat_spans(text: str, *, file: str | None = None) -> tuple[RuleBase, list[tuple]]:
+    """The rule base of ``text`` and, per rule, ``(start, end, has_stats, comments)``: the offsets
+    of its statistics clause (``with`` to its last token) and the comments inside it, or
+    ``(end of rule, end of rule, False, ())``."""
     parsed = parse(text, file=file)
     if parsed.errors:
         raise RulesSyntaxError(parsed.errors)
-    toks = tokens(text)
+    toks, comments = tokens(text)
     at = {(t.line, t.column): i for i, t in enumerate(toks)}
     starts = [at[pos] for pos in parsed.rule_pos]
     spans: list[tuple[int, int, bool]] = []
@@ -89,21 +90,27 @@ def rule_stat_spans(text: str, *, file: str | None = None) -> tuple[RuleBase, li
                 w = i
                 break
         end = toks[last].end_pos
-        spans.append((toks[w].start_pos, end, True) if w is not None else (end, end, False))
+        if w is None:
+            spans.append((end, end, False, ()))
+            continue
+        start = toks[w].start_pos
+        spans.append((start, end, True, tuple("#" + c.text for c in comments if start < c.pos < end)))
     return parsed.rulebase, spans
 
 
-def replace_stats(text: str, new: RuleBase, spans: list[tuple[int, int, bool]], *, exact: bool = False) -> str:
+def replace_stats(text: str, new: RuleBase, spans: list[tuple], *, exact: bool = False) -> str:
     """``text`` with each rule's statistics clause replaced by ``new``'s (same rules, same order),
     rounded for reading as ``dsl.dumps`` rounds them unless ``exact``."""
     shown = new if exact else readable(new)
     out: list[str] = []
     pos = 0
-    for (start, end, had), rule in zip(spans, shown.rules):
+    for (start, end, had, comments), rule in zip(spans, shown.rules):
         clause = stats_clause(rule.stats)
         out.append(text[pos:start])
-        if clause:
-            out.append(clause if had else " " + clause)
+        # comments inside the old clause (a list over several lines) end the new one, text kept
+        kept = "".join("  " + c for c in comments)
+        if clause or kept:
+            out.append((clause if had else " " + clause) + kept)
         elif had:  # no statistics any more: drop the clause and the blank before it
             out[-1] = out[-1].rstrip(" \t")
         pos = end

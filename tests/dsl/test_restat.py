@@ -35,7 +35,7 @@ r2: if outlook = sunny and humidity = high
 
 group 3
 r3:   if   temperature = hot then   no with
-   n = 99,
+   n = 99,  # old count
    e = 7
 # footer
 """
@@ -44,8 +44,8 @@ r3:   if   temperature = hot then   no with
 def _without_stats(text: str) -> str:
     _, spans = rule_stat_spans(text)
     out, pos = [], 0
-    for start, end, _ in spans:
-        out.append(text[pos:start].rstrip(" "))
+    for start, end, _, comments in spans:  # comments inside a clause move to its end
+        out.append(text[pos:start].rstrip(" ") + "".join("  " + c for c in comments))
         pos = end
     return "".join(out) + text[pos:]
 
@@ -58,6 +58,7 @@ def test_stats_keep_layout_and_count_like_pandas(tmp_path):
     out = (tmp_path / "out.rules").read_text()
     assert _without_stats(out) == _without_stats(EDITED)  # comments, blank lines, layout: same bytes
     assert "# keep" in out and "# windy rain" in out and "#  footer" not in out
+    assert "fired_e = 2  # old count\n# footer" in out  # a comment inside the old statistics is kept
     rb = dsl.loads(out)
     df = pd.read_csv(GOLF)
     masks = [((df.outlook == "rainy") | df.outlook.isna()) & (df.wind == "strong"),
