@@ -6,12 +6,34 @@ and a combiner (``rulekit.ir.model.Model``); rule bases (``rulekit.rules``) deri
 
 from __future__ import annotations
 
-from rulekit import dsl, export
+import importlib
+from typing import TYPE_CHECKING
+
 from rulekit.errors import RulekitError
-from rulekit.ir.model import Combiner, Feature, Model
-from rulekit.rename import rename_features
-from rulekit.rules import RuleBase, to_rules
 from rulekit.util import gc_paused
+
+if TYPE_CHECKING:
+    from rulekit import dsl, export
+    from rulekit.ir.model import Combiner, Feature, Model
+    from rulekit.rename import rename_features
+    from rulekit.rules import RuleBase, to_rules
+
+# Loaded on first use (PEP 562), so that `rulekit --help` and `rulekit check` do not pay for numpy,
+# networkx and the exporters before they need them.
+_LAZY = {"dsl": ("rulekit.dsl", None), "export": ("rulekit.export", None),
+         "Combiner": ("rulekit.ir.model", "Combiner"), "Feature": ("rulekit.ir.model", "Feature"),
+         "Model": ("rulekit.ir.model", "Model"), "rename_features": ("rulekit.rename", "rename_features"),
+         "RuleBase": ("rulekit.rules", "RuleBase"), "to_rules": ("rulekit.rules", "to_rules")}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'rulekit' has no attribute {name!r}")
+    module, attr = _LAZY[name]
+    value = importlib.import_module(module)
+    value = value if attr is None else getattr(value, attr)
+    globals()[name] = value
+    return value
 
 __version__ = "0.1.0"
 __all__ = ["Combiner", "Feature", "Model", "RuleBase", "RulekitError", "dsl", "export", "from_lightgbm",
