@@ -206,6 +206,9 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
           order: Order = typer.Option(Order.first_hit, "--order",
                                    help="first-hit: the first rule that fires decides; vote: all that fire"),
           output: str = typer.Option(..., "-o", "--output", help="the rules file to write"),
+          exact: bool = typer.Option(False, "--exact",
+                                     help="write every digit (default: statistics to 4 digits, float32 "
+                                          "thresholds as the shortest decimal that is the same test)"),
           na_values: Optional[str] = _na_values(),
           quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Extract, simplify and prune a rule base from a model."""
@@ -215,7 +218,7 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
         raise RulekitError(f"--prune must be pessimistic or reduced-error (got {prune!r})")
     raise typer.Exit(_run(quiet, cmd.run, model=model, prune_data=prune_data, dnf=dnf,
                           order=order.value, output=output, prune=prune, na_values=na_values,
-                          select=select, induce=induce, target=target))
+                          select=select, induce=induce, target=target, exact=exact))
 
 
 @app.command()

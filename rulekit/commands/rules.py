@@ -16,14 +16,15 @@ from rulekit.util import count
 
 def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: Path,
         prune: str | None = None, quiet: bool = False, na_values: str | None = None,
-        select: str = "mdl", induce: bool = False, target: str | None = None) -> int:
+        select: str = "mdl", induce: bool = False, target: str | None = None, exact: bool = False) -> int:
     """Without ``--prune-data`` the rules predict exactly what the model predicts; with it, rules are
     pruned and ordered by class with a default. By default (no ``prune``) a single tree is first
     pruned by reduced error on that data, then each path rule is generalised by C4.5rules'
     pessimistic error and each class's rules are chosen by MDL (``select="none"``: all kept);
     ``prune="reduced-error"`` prunes the rules on that data instead. ``induce``: MODEL is a data
     file and the rules are learned from it directly (sequential covering, ``target`` its class).
-    Every step's rules, conditions and pruning-data accuracy go to stderr unless ``quiet``."""
+    Every step's rules, conditions and pruning-data accuracy go to stderr unless ``quiet``. The file is
+    the readable text (:mod:`rulekit.dsl.readable`) unless ``exact`` (every digit of every number)."""
     from rulekit import dsl
     from rulekit.rules import to_rules
     from rulekit.rules.boxes import count_literals
@@ -34,7 +35,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     if induce:
         return _induce(data=model, target=target, output=output, quiet=quiet, dnf=dnf, order=order,
                        na_values=na_values,
-                       select=select, prune_data=prune_data)
+                       select=select, prune_data=prune_data, exact=exact)
     if target is not None:
         raise RulekitError("--target names the class column of DATA with --induce; a model knows its target")
     check_output_path(output)
@@ -61,7 +62,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
                           mdl=select == "mdl" if method else None,
                           tree_prune=prune is None and data is not None, steps=steps)
     with progress.phase(f"writing {output} ({describe(rb)})"):
-        text = dsl.dumps(rb)
+        text = dsl.dumps(rb, exact=exact)
         write_atomic(output, text)
     if not quiet:
         for line in steps.lines():
@@ -97,7 +98,7 @@ def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None) -> No
 
 def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: bool, order: str,
             na_values: str | None = None,
-            select: str, prune_data: Path | None) -> int:
+            select: str, prune_data: Path | None, exact: bool = False) -> int:
     """``rules DATA --target y --induce``: sequential covering on DATA (RuleInducer)."""
     from rulekit import dsl
     from rulekit.commands.fit import _split
@@ -119,7 +120,7 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
         if order == "vote":
             rb = rb.model_copy(update={"semantics": "vote"})
     with progress.phase(f"writing {output} ({describe(rb)})"):
-        write_atomic(output, dsl.dumps(rb))
+        write_atomic(output, dsl.dumps(rb, exact=exact))
     if not rb.rules:
         label = rb.default.label if rb.default is not None else None
         print(f"rulekit: warning: no rule beat predicting {label!r} for every case; "

@@ -154,3 +154,25 @@ def test_oblique_and_float64_tests_are_untouched():
                   features=(Feature(name="x"), Feature(name="y")),
                   rules=(Rule(condition=lin, conclusion=Conclusion(label="a")),))
     assert readable(rb) == rb
+
+
+def test_rules_command_writes_readable_text_and_every_digit_with_exact(tmp_path):
+    import subprocess
+    import sys
+
+    from sklearn.tree import DecisionTreeClassifier
+
+    X = np.array([[0.1, 1.0], [0.2, 2.0], [0.35, 1.5], [0.9, 3.0], [0.7, 0.5], [0.3, 2.5]])
+    y = np.array([0, 0, 1, 1, 1, 0])
+    model = rulekit.from_sklearn(DecisionTreeClassifier(random_state=0).fit(X, y))
+    model.save(tmp_path / "m.json")
+    out = {}
+    for flag in ([], ["--exact"]):
+        path = tmp_path / f"r{len(flag)}.rules"
+        r = subprocess.run([sys.executable, "-m", "rulekit", "rules", str(tmp_path / "m.json"), "-o", str(path),
+                            "-q", *flag], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        out[bool(flag)] = path.read_text()
+    assert dsl.loads(out[True]) == rulekit.to_rules(model)  # every digit
+    assert dsl.loads(out[False]) == readable(rulekit.to_rules(model))
+    assert len(out[False]) < len(out[True])
