@@ -48,14 +48,17 @@ def _body(n_outputs: int) -> object:
         [helper.make_tensor_value_info("next", F, ["N", n_outputs])])
 
 
-def sum32(gb: GraphBuilder, scores: str, outputs: list[int], n_outputs: int) -> str:
-    """[N, n_trees] per-tree values (any float type) -> [N, n_outputs] float32 sums in tree order."""
+def sum32(gb: GraphBuilder, scores: str, outputs: list[int], n_outputs: int, base=None) -> str:
+    """[N, n_trees] per-tree values (any float type) -> [N, n_outputs] float32 sums in tree order,
+    starting from ``base`` (float32 values; default zeros)."""
     cols = gb.op("Cast", [scores], to=F, hint="tree_values")
     mask = np.zeros((len(outputs), n_outputs), bool)
     mask[np.arange(len(outputs)), outputs] = True
     shape = gb.op("Concat", [gb.op("Shape", [cols], end=1),
                              gb.const(np.array([n_outputs], np.int64), "n_outputs")], axis=0)
     zeros = gb.op("ConstantOfShape", [shape], value=helper.make_tensor("zero", F, [1], [0.0]))
+    if base is not None:
+        zeros = gb.op("Add", [zeros, gb.const(_f32(base).reshape(1, -1), "base")])
     return gb.op("Scan", [zeros, cols, gb.const(mask, "tree_output")], hint="raw32",
                  body=_body(n_outputs), num_scan_inputs=2, scan_input_axes=[1, 0])
 
@@ -84,6 +87,15 @@ def softmax32(gb: GraphBuilder, raw: str, k: int) -> str:
     return gb.op("Div", [e, gb.op("Cast", [total], to=F)], hint="p")
 
 
+def link32(gb: GraphBuilder, raw: str, link: str, n_outputs: int) -> str:
+    """Float32 probabilities [N, K] from float32 margins: sigmoid as [1 - p1, p1], or softmax."""
+    if link == "softmax":
+        return softmax32(gb, raw, n_outputs)
+    # [1 - p1, p1]: one product and one addition per entry, as 1 - p1 rounds in float32
+    return gb.op("Gemm", [sigmoid32(gb, raw), gb.const(_f32([[-1.0, 1.0]]), "pm"),
+                          gb.const(_f32([1.0, 0.0]), "bias")])
+
+
 def combine32(gb: GraphBuilder, model, forest: Forest, ensemble, elem: int) -> list:
     """Outputs of a float32-arithmetic boosted model: per-tree values, float32 sums, float32 link,
     each output cast (exactly) to the graph's element type ``elem``."""
@@ -94,11 +106,7 @@ def combine32(gb: GraphBuilder, model, forest: Forest, ensemble, elem: int) -> l
     if model.task == "regression":
         gb.op("Cast", [gb.to_vector(raw)], to=elem, out="prediction")
         return [helper.make_tensor_value_info("prediction", elem, ["N"])]
-    if c.link == "softmax":
-        p = softmax32(gb, raw, c.n_outputs)
-    else:  # [1 - p1, p1]: one product and one addition per entry, as 1 - p1 rounds in float32
-        p = gb.op("Gemm", [sigmoid32(gb, raw), gb.const(_f32([[-1.0, 1.0]]), "pm"),
-                           gb.const(_f32([1.0, 0.0]), "bias")])
+    p = link32(gb, raw, c.link, c.n_outputs)
     label_elem = label_output(gb, model.classes, p)
     gb.op("Cast", [p], to=elem, out="probabilities")
     return [helper.make_tensor_value_info("label", label_elem, ["N"]),

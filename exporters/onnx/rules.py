@@ -32,6 +32,7 @@ from rulekit import semantics
 from rulekit.errors import ExportError
 from rulekit.rules.base import And, Compare, InSet, IsMissing, Linear, Not, Or, RuleBase
 
+from .float32 import link32, sum32
 from .graph import GraphBuilder
 from .labels import label_array
 from .metadata import common
@@ -650,6 +651,18 @@ def _ensemble(gb: GraphBuilder, rb: RuleBase, out: Outcomes, fired_x: str, finis
     rule = gb.op("Gather", [gb.const(cols.reshape(-1), "group_rules"), flat], axis=0, hint="group_rule")
     vals = gb.op("Gather", [gb.const(out.vec, "rule_values"), rule], axis=0, hint="group_values")  # [N, G, W]
     K = len(out.classes)
+    if c.kind == "sum" and c.arithmetic == "float32":  # XGBoost's float32 sums and link
+        v0 = gb.op("Gather", [vals, gb.const(np.asarray(0, np.int64))], axis=2)  # [N, G]
+        n_out = max(1, len(c.base_score))
+        raw = sum32(gb, v0, list(c.tree_output or (0,) * G), n_out, base=c.base_score or (0.0,))
+        if rb.task == "regression":
+            finish(gb.op("Cast", [gb.to_vector(raw)], to=DOUBLE), "prediction")
+            return [helper.make_tensor_value_info("prediction", elem, ["N"])]
+        proba = link32(gb, raw, c.link, n_out)
+        gb.op("Gather", [labels, gb.op("ArgMax", [proba], axis=1, keepdims=0, select_last_index=0)], axis=0,
+              out="label")
+        finish(gb.op("Cast", [proba], to=DOUBLE), "probabilities")
+        return _class_outputs(label_array(out.classes)[1], elem, K)
     if c.kind == "sum":
         v0 = gb.op("Gather", [vals, gb.const(np.asarray(0, np.int64))], axis=2)  # [N, G]
         outs = c.tree_output or (0,) * G

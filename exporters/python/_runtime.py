@@ -212,6 +212,22 @@ def _argmax(values):
     return k
 
 
+def _proba32_batch(raw):
+    """:func:`_proba32` for a numpy (n, k) array of float32 sums (exp in float64, rounded once)."""
+    np = _np
+    f32 = np.float32
+    r = raw.astype(f32)
+    if _LINK == "sigmoid":
+        e = np.exp(np.minimum(-r[:, 0], f32(88.7)).astype(np.float64)).astype(f32)
+        p = f32(1) / ((e + f32(1)) + f32(1e-16))
+        return np.column_stack([f32(1) - p, p]).astype(np.float64)
+    e = np.exp((r - r.max(axis=1, keepdims=True)).astype(np.float64)).astype(f32)
+    s = np.zeros(len(r))
+    for j in range(r.shape[1]):
+        s += e[:, j]
+    return (e / s.astype(f32)[:, None]).astype(np.float64)
+
+
 #: section finish
 
 
@@ -475,17 +491,7 @@ def _proba_batch(raw):
     if _COMBINE != "sum":
         return raw
     if _F32:
-        f32 = np.float32
-        r = raw.astype(f32)
-        if _LINK == "sigmoid":
-            e = np.exp(np.minimum(-r[:, 0], f32(88.7)).astype(np.float64)).astype(f32)
-            p = f32(1) / ((e + f32(1)) + f32(1e-16))
-            return np.column_stack([f32(1) - p, p]).astype(np.float64)
-        e = np.exp((r - r.max(axis=1, keepdims=True)).astype(np.float64)).astype(f32)
-        s = np.zeros(len(r))
-        for j in range(r.shape[1]):
-            s += e[:, j]
-        return (e / s.astype(f32)[:, None]).astype(np.float64)
+        return _proba32_batch(raw)
     if _LINK == "sigmoid":
         p = np.array([_sigmoid(r) for r in raw[:, 0].tolist()], np.float64)
         return np.column_stack([1.0 - p, p])
@@ -561,8 +567,13 @@ def _rb_combine(hits):
         raw = list(_BASE)
         for k, v in zip(_TOUT, vals):
             raw[k] += v[0]
+            if _F32:  # XGBoost's float32 additions, in tree order
+                raw[k] = _r32(raw[k])
         if _TASK == "regression":
             return raw[:1], -1
+        if _F32:
+            proba = _proba32(raw)
+            return proba, _argmax(proba)
         if _LINK == "sigmoid":
             p = _sigmoid(raw[0])
             proba = [1.0 - p, p]
@@ -648,11 +659,15 @@ def _rb_combine_batch(hits, vec, n):
     np = _np
     vals = [vec[h] for h in hits]  # -1 indexes the default, stored last
     if _COMBINE == "sum":
-        raw = np.tile(np.asarray(_BASE, dtype=np.float64), (n, 1))
+        raw = np.tile(np.asarray(_BASE, dtype=np.float32 if _F32 else np.float64), (n, 1))
         for k, v in zip(_TOUT, vals):
-            raw[:, k] += v[:, 0]
+            raw[:, k] += v[:, 0].astype(raw.dtype)  # float32 additions in tree order when _F32
+        raw = raw.astype(np.float64)
         if _TASK == "regression":
             return raw[:, :1], None
+        if _F32:
+            proba = _proba32_batch(raw)
+            return proba, np.argmax(proba, axis=1)
         if _LINK == "sigmoid":
             p = np.array([_sigmoid(r) for r in raw[:, 0].tolist()], np.float64)
             proba = np.column_stack([1.0 - p, p])

@@ -316,6 +316,7 @@ class _RulesWriter:
         lines.append(f"_COMBINE = {c.kind if c else None!r}")
         lines.append(f"_LINK = {c.link if c else None!r}")
         lines.append(f"_DECISION = {getattr(c, 'decision', None) if c else None!r}")
+        lines.append(f"_F32 = {getattr(c, 'arithmetic', None) == 'float32'}")
         if c is not None:
             lines.append(f"_BASE = {tuple_of([num(b) for b in c.base_score]) if c.base_score else '()'}")
             outs = c.tree_output or (0,) * len(self.groups)

@@ -88,7 +88,8 @@ def rules_spec(rb, d: Dialect) -> Spec:
         if c.tree_output is not None and len(c.tree_output) != len(units):
             raise ExportError(f"the combiner names {len(c.tree_output)} trees but the rules form "
                               f"{len(units)} groups")
-        return Spec(rb.task, classes, features, units, c.kind, c)
+        return Spec(rb.task, classes, features, units, c.kind, c,
+                    f32=c.arithmetic == "float32" and f32.supported(d))
     if rb.semantics == "first-hit":
         unit = RuleListUnit(texts, vec, cls)
         return Spec(rb.task, classes, features, [unit], "single")
@@ -245,7 +246,8 @@ def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -
     items = [f"{pred} AS {names.outputs[0]}"] + [f"{p} AS {n}" for p, n in zip(probs, names.outputs[1:])]
     if b.bare:
         return b.select([pred])
-    float64_sums = isinstance(obj, Model) and obj.combiner.arithmetic == "float32" and not spec.f32
+    c = obj.combiner
+    float64_sums = c is not None and c.arithmetic == "float32" and not spec.f32
     return (f32.header(d) if float64_sums else "") + b.select(items)
 
 

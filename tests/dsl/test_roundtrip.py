@@ -228,7 +228,7 @@ def test_the_dsl_knows_every_field_of_the_ir():
         Rule: {"id", "condition", "conclusion", "weight", "group", "stats", "comments", "trailing_comment"},
         Conclusion: {"label", "distribution", "value"},
         Feature: {"name", "kind", "domain", "match"},
-        Combiner: {"kind", "base_score", "link", "tree_output", "decision"},
+        Combiner: {"kind", "base_score", "link", "tree_output", "decision", "arithmetic"},
         Compare: {"kind", "feature", "op", "value"},
         InSet: {"kind", "feature", "values", "negated"},
         IsMissing: {"kind", "feature", "negated"},
