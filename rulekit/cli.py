@@ -237,6 +237,9 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
            name: Optional[str] = typer.Option(None, "--name",
                                               help="SQL: the view or function name (default: from the table or target)"),
            replace: bool = typer.Option(False, "--replace", help="SQL: replace an existing view or function"),
+           max_statement_bytes: Optional[int] = typer.Option(
+               None, "--max-statement-bytes", help="SQL: refuse a statement longer than this (default: the "
+                                                   "dialect's documented limit: BigQuery 1,024K characters, T-SQL 256 MB)"),
            dtype: Optional[DType] = typer.Option(None, "--dtype",
                                                  help="ONNX: the input type of X (default: auto = double when any test of "
                                                       "the model compares in float64, else float)"),
@@ -250,9 +253,11 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
 
     given = {"--dialect": dialect is not None, "--table": table is not None, "--key": key is not None,
              "--proba": proba, "--dtype": dtype is not None, "--opset": opset is not None,
-             "--form": form is not None, "--name": name is not None, "--replace": replace}
+             "--form": form is not None, "--name": name is not None, "--replace": replace,
+             "--max-statement-bytes": max_statement_bytes is not None}
     applies = {"--dialect": "sql", "--table": "sql", "--key": "sql", "--proba": "sql",
-               "--dtype": "onnx", "--opset": "onnx", "--form": "sql", "--name": "sql", "--replace": "sql"}
+               "--dtype": "onnx", "--opset": "onnx", "--form": "sql", "--name": "sql", "--replace": "sql",
+               "--max-statement-bytes": "sql"}
     for option, is_given in given.items():
         if is_given and to.value != applies[option]:
             raise RulekitError(f"{option} applies to --to {applies[option]}, not --to {to.value}")
@@ -263,7 +268,8 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
                           dialect=(dialect or Dialect.sqlite).value, table=table, key=key, proba=proba,
                           dtype=(dtype or DType.auto).value, output=output,
                           opset=opset if opset == "auto" else int(opset),
-                          form=form.value if form else None, name=name, replace=replace))
+                          form=form.value if form else None, name=name, replace=replace,
+                          max_statement_bytes=max_statement_bytes))
 
 
 @app.command()
@@ -306,6 +312,14 @@ def fmt(rules_file: Path = typer.Argument(..., metavar="RULES", help="a rules fi
     from rulekit.commands import fmt as cmd
 
     raise typer.Exit(_run(quiet, cmd.run, rules_file, check=check_only))
+
+
+@app.command()
+def lsp() -> None:
+    """Serve the Language Server for *.rules files on stdin/stdout (editors start it)."""
+    from rulekit.commands import lsp as cmd
+
+    raise typer.Exit(cmd.run())
 
 
 @app.command()

@@ -17,7 +17,7 @@ TARGET_NAMES = {"python": "a Python module", "onnx": "ONNX", "rules": "rules", "
 
 def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | None, proba: bool,
         dtype: str, output: Path, opset: str | int = "auto", quiet: bool = False, form: str | None = None,
-        name: str | None = None, replace: bool = False) -> int:
+        name: str | None = None, replace: bool = False, max_statement_bytes: int | None = None) -> int:
     if str(output) != "-":
         check_output_path(output)
         check_distinct(output, source=source)
@@ -28,6 +28,8 @@ def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | No
         options = {"dialect": dialect, "table": table, "key": key, "proba": proba}
         if form is not None or name is not None or replace:
             options.update(form=form, name=name, replace=replace)
+        if max_statement_bytes is not None:
+            options["max_statement_bytes"] = max_statement_bytes
     elif to == "onnx":
         options = {"dtype": dtype, "opset": opset}
     target = f"SQL ({dialect})" if to == "sql" else TARGET_NAMES.get(to, to)

@@ -164,3 +164,53 @@ def test_default_forms_unchanged():
     for dl in ("sqlite", "postgres"):
         assert to_sql(model, dialect=dl, table="t") == to_sql(model, dialect=dl, table="t", form="select")
         assert to_sql(model, dialect=dl) == to_sql(model, dialect=dl, form="expression")
+
+
+def test_statement_limits(monkeypatch):
+    """--max-statement-bytes refuses (naming it) what is longer; an enforced dialect limit likewise,
+    by default, naming the documented limit; an advisory one (Snowflake) only when asked."""
+    from rulekit.exporters.sql import limits
+
+    model, _ = zoo.get("sklearn_tree_binary")
+    size = len(to_sql(model, dialect="snowflake", table="t").encode("utf-8"))
+    assert to_sql(model, dialect="snowflake", table="t", max_statement_bytes=size)
+    with pytest.raises(ExportError, match=f"over --max-statement-bytes {size - 1:,}"):
+        to_sql(model, dialect="snowflake", table="t", max_statement_bytes=size - 1)
+    with pytest.raises(ExportError, match="over --max-statement-bytes"):
+        to_sql(model, dialect="duckdb", form="function", max_statement_bytes=100)
+    monkeypatch.setitem(limits.LIMITS, "bigquery", limits.Limit(100, "characters", True, "BigQuery's test limit"))
+    monkeypatch.setitem(limits.LIMITS, "snowflake", limits.Limit(100, "bytes", False, "Snowflake's test limit"))
+    with pytest.raises(ExportError, match="over BigQuery's test limit"):
+        to_sql(model, dialect="bigquery", table="t")
+    assert to_sql(model, dialect="snowflake", table="t")  # advisory: not enforced by default
+    with pytest.raises(ExportError, match="must be a positive integer"):
+        to_sql(model, dialect="sqlite", max_statement_bytes=0)
+
+
+def test_cli_forms(tmp_path):
+    """The CLI writes a form to a file and refuses bad combinations in one line, exit 2."""
+    import subprocess
+    import sys
+
+    model, _ = zoo.get("sklearn_tree_binary")
+    path = tmp_path / "m.json"
+    model.save(path)
+    out = tmp_path / "v.sql"
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "rulekit", "export", str(path), "--to", "sql", *args],
+                              capture_output=True, text=True, timeout=120)
+
+    r = run("--dialect", "postgres", "--form", "view", "--table", "t", "--name", "s.v", "--replace", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert out.read_text().startswith('CREATE OR REPLACE VIEW "s"."v" AS\n')
+    for args, message in [(["--form", "function"], "SQLite has no SQL-defined functions"),
+                          (["--form", "view"], "needs a table"),
+                          (["--max-statement-bytes", "10", "--form", "expression"], "over --max-statement-bytes")]:
+        r = run(*args, "-o", str(tmp_path / "x.sql"))
+        assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+        assert not (tmp_path / "x.sql").exists()
+    r = subprocess.run([sys.executable, "-m", "rulekit", "export", str(path), "--to", "python", "--form", "view",
+                        "-o", str(tmp_path / "x.py")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--form applies to --to sql" in r.stderr
