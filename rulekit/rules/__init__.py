@@ -10,11 +10,11 @@ __all__ = ["And", "Compare", "Conclusion", "InSet", "IsMissing", "Linear", "Not"
 
 
 def to_rules(model, **options):
-    """Extract (and by default simplify) a RuleBase from a Model. See rulekit.rules.pipeline."""
-    try:
-        from rulekit.rules.pipeline import to_rules as _to_rules
-    except ImportError:
-        from rulekit.errors import NotBuiltError
+    """Extract (and by default simplify) a RuleBase from a Model. See rulekit.rules.pipeline.
 
-        raise NotBuiltError("rule extraction is not built yet (issue #4)") from None
+    The pipeline loads on first use (it pulls in the passes and the engine); an ImportError in it is
+    a broken install and propagates as one, never reported as a feature that is "not built yet".
+    """
+    from rulekit.rules.pipeline import to_rules as _to_rules  # noqa: PLC0415 - lazy, not a cycle
+
     return _to_rules(model, **options)
