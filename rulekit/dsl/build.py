@@ -752,7 +752,13 @@ class Builder(Transformer_NonRecursive):
         if default is not None:
             kw["default"] = default
         try:
-            return missing.expand(RuleBase(**kw), self.missing_as)
+            rb = RuleBase(**kw)
         except ValidationError as e:  # pragma: no cover - every part was checked on the way
             self.error_at(1, 1, f"not a valid rule base: {e.errors()[0]['msg']}")
             return None
+        if self.missing_as:  # each test that gains `or x is missing` keeps its position for both
+            for r, pos in zip(rb.rules, self.lit_pos):
+                flags = missing.leaf_expansions(r.condition, self.missing_as, rb.precision)
+                if any(flags) and len(flags) == len(pos):
+                    pos[:] = [p for p, f in zip(pos, flags) for _ in range(1 + f)]
+        return missing.expand(rb, self.missing_as)

@@ -57,6 +57,22 @@ def expand(rb: RuleBase, declared: dict) -> RuleBase:
     return rb.model_copy(update={"rules": rules})
 
 
+def leaf_expansions(root, declared: dict, precision: str) -> list[bool]:
+    """Per test of ``root`` in reading order: whether :func:`expand` pairs it with ``is missing``."""
+    out, stack = [], [root]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        if t in (And, Or):
+            stack.extend(reversed(x.items))
+        elif t is Not:
+            stack.append(x.item)
+        else:
+            out.append(t in (Compare, InSet) and x.feature in declared
+                       and holds(x, declared[x.feature], precision) is True)
+    return out
+
+
 def _rebuild(root, declared: dict, precision: str):
     done: dict[int, object] = {}
     stack = [(root, False)]

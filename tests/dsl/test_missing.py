@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from rulekit import dsl
 from rulekit.dsl import missing
+from rulekit.dsl.lint import diagnostics
 from rulekit.ir.model import Feature
 from rulekit.rules import engine
 from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Not, Or, Rule, RuleBase
@@ -163,3 +164,11 @@ def test_named_distributions_read_in_class_order_and_print_named():
 def test_named_distribution_errors(concl, message):
     p = dsl.parse(NAMED.replace("no {no: 0.9, yes: 0.1, 3: 0}", concl))
     assert p.errors and p.errors[0].line == 4 and message in p.errors[0].message, p.errors
+
+
+def test_lint_points_at_the_right_test_in_a_declared_file():
+    text = GOLF.replace("r3: if outlook = rainy and wind != strong then yes",
+                        "r3: if outlook = rainy and wind != strong and outlook != sunny then yes")
+    p = dsl.parse(text)
+    (d,) = [d for d in diagnostics(p) if "implied" in d.message]
+    assert (d.line, d.column) == (13, text.split("\n")[12].index("outlook != sunny") + 1), d
