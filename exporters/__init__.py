@@ -9,7 +9,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.errors import NotBuiltError, RulekitError
+from rulekit.errors import ExportError, NotBuiltError, RulekitError
 
 _REGISTRY: dict[str, Callable[..., Any]] = {}
 
@@ -41,6 +41,14 @@ def get(name: str) -> Callable[..., Any]:
     if name not in _REGISTRY:
         raise NotBuiltError(f"export to {name} is not built yet")
     return _REGISTRY[name]
+
+
+def reject_unknown(target: str, options: dict[str, Any], known: tuple[str, ...] = ()) -> None:
+    """Every exporter's option check: an option it does not take is an ExportError naming it."""
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        takes = f" (it takes {', '.join(known)})" if known else " (it takes none)"
+        raise ExportError(f"unknown {target} export option(s): {', '.join(unknown)}{takes}")
 
 
 def targets() -> list[str]:

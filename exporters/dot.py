@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from rulekit.exporters import register
+from rulekit.exporters import register, reject_unknown
 from rulekit.ir.model import Model
 
 
 @register("dot")
-def to_dot(obj, **_: object) -> str:
+def to_dot(obj, **options: object) -> str:
+    reject_unknown('dot', options)
     if not isinstance(obj, Model):
         from rulekit.rule_pictures import rules_dot
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from rulekit.exporters import register
+from rulekit.exporters import register, reject_unknown
 from rulekit.ir.model import Model
 
 
 @register("rules")
-def to_rules_text(obj, **_: object) -> str:
+def to_rules_text(obj, **options: object) -> str:
+    reject_unknown('rules', options)
     from rulekit import dsl
     from rulekit.rules import to_rules
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rulekit.errors import ExportError
-from rulekit.exporters import register
+from rulekit.exporters import register, reject_unknown
 
 
 @register("python")
@@ -20,10 +20,12 @@ def to_python(obj: Any, **options: Any) -> str:
     from rulekit.rules.base import RuleBase
 
     if isinstance(obj, Model):
+        reject_unknown("Python", options, ("form",))
         from .model import model_to_python
 
         return model_to_python(obj, **options)
     if isinstance(obj, RuleBase):
+        reject_unknown("Python (rule base)", options)
         from .rules import rules_to_python
 
         return rules_to_python(obj, **options)
