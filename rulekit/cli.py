@@ -102,6 +102,7 @@ class SqlForm(str, Enum):
     expression = "expression"
     view = "view"
     function = "function"
+    dbt = "dbt"
 
 
 class Dialect(str, Enum):

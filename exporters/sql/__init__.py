@@ -30,6 +30,7 @@ from rulekit.exporters.sql import dialect as _dialect
 from rulekit.exporters.sql.dialect import NAMES as DIALECTS
 from rulekit.exporters.sql.dialect import Dialect
 from rulekit.exporters.sql.forms import FORM_NAMES as FORMS
+from rulekit.exporters.sql.dbt import files as dbt_files
 from rulekit.exporters.sql.forms import wrap
 from rulekit.exporters.sql.limits import check as check_size
 from rulekit.ir.model import Model
@@ -40,13 +41,14 @@ _TUNABLE = {"case_depth", "batch"}
 @register("sql")
 def to_sql(obj: Any, *, dialect: str = "sqlite", table: str | None = None, key: str | None = None,
            proba: bool = False, form: str | None = None, name: str | None = None, replace: bool = False,
-           max_statement_bytes: int | None = None, **options: Any) -> str:
+           max_statement_bytes: int | None = None, **options: Any) -> str | dict[str, str]:
     """SQL scoring ``obj`` (a Model or RuleBase) in ``dialect``.
 
     ``table``: the table to select from (dots separate schema parts); None gives a bare expression.
     ``key``: a column passed through first. ``proba``: add one probability column per class.
     ``form``: select, expression, view or function (:mod:`forms`; default: select with a table,
     expression without); ``name`` names the view or function, ``replace`` replaces an existing one.
+    ``form="dbt"`` returns ``{relative path: text}`` of a dbt model (:mod:`dbt`), not a string.
     ``max_statement_bytes``: refuse SQL longer than this (default: the dialect's enforced documented
     limit, :mod:`limits`).
     Options ``case_depth`` (CASE nesting per tree before going flat) and ``batch`` (trees summed per
@@ -75,12 +77,14 @@ def to_sql(obj: Any, *, dialect: str = "sqlite", table: str | None = None, key: 
         sql = build(obj, d, table=table, key=key, proba=bool(proba)) + ("\n" if table is not None else "")
         check_size(sql, d.name, max_statement_bytes)
         return sql
-    if name is not None and (not isinstance(name, str) or form not in ("view", "function")):
-        raise ExportError("a name (--name) applies to --form view or function")
+    if name is not None and (not isinstance(name, str) or form not in ("view", "function", "dbt")):
+        raise ExportError("a name (--name) applies to --form view, function or dbt")
 
     def query(o, *, table, key, proba):
         return build(o, d, table=table, key=key, proba=proba) + ("\n" if table is not None else "")
 
+    if form == "dbt":
+        return dbt_files(obj, build=query, literal=d.string, dialect=d.name, table=table, key=key, proba=bool(proba), name=name)
     sql = wrap(obj, d, form=form, build=query, table=table, key=key, proba=bool(proba), name=name,
                replace=bool(replace))
     check_size(sql, d.name, max_statement_bytes)

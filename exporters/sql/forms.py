@@ -24,7 +24,7 @@ from rulekit.ir.model import Model
 from rulekit.rename import rename_features
 from rulekit.rules.base import RuleBase
 
-FORM_NAMES = ("select", "expression", "view", "function")
+FORM_NAMES = ("select", "expression", "view", "function", "dbt")
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rulekit import exporters, progress
 from rulekit.commands.source import describe, load_source
+from rulekit.errors import RulekitError
 from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
 from rulekit.util import count
 
@@ -18,7 +19,7 @@ TARGET_NAMES = {"python": "a Python module", "onnx": "ONNX", "rules": "rules", "
 def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | None, proba: bool,
         dtype: str, output: Path, opset: str | int = "auto", quiet: bool = False, form: str | None = None,
         name: str | None = None, replace: bool = False, max_statement_bytes: int | None = None) -> int:
-    if str(output) != "-":
+    if str(output) != "-" and form != "dbt":
         check_output_path(output)
         check_distinct(output, source=source)
     obj = load_source(source)
@@ -42,6 +43,8 @@ def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | No
         if isinstance(result, str) and not result.endswith("\n"):
             result += "\n"  # text files end with a newline (the bare SQL expression had none)
     _warn(caught, quiet)
+    if isinstance(result, dict):
+        return _write_tree(Path(output), result, target, quiet)
     if str(output) == "-":
         _to_stdout(result)
         return 0
@@ -49,6 +52,20 @@ def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | No
         write_atomic(output, result)
     size = len(result) if isinstance(result, bytes) else len(result.encode("utf-8"))
     report_written(output, f"{target}, {count(size, 'byte')}", quiet=quiet)
+    return 0
+
+
+def _write_tree(root: Path, files: dict, target: str, quiet: bool) -> int:
+    """A multi-file artefact (``--form dbt``) written under the directory ``root``."""
+    if str(root) == "-":
+        raise RulekitError("--form dbt writes a directory: give -o DIR, not -o -")
+    if root.exists() and not root.is_dir():
+        raise RulekitError(f"{root}: not a directory (--form dbt writes a directory)")
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text)
+    report_written(root, f"{target} dbt model, {count(len(files), 'file')}", quiet=quiet)
     return 0
 
 

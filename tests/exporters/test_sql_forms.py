@@ -150,8 +150,11 @@ def test_parameters_avoid_feature_names(duck_conn, unique_name):
     ("duckdb", {"form": "view"}, "needs a table"),
     ("duckdb", {"form": "select"}, "needs a table"),
     ("duckdb", {"form": "function", "table": "t"}, "do not apply"),
-    ("duckdb", {"form": "expression", "name": "x"}, "applies to --form view or function"),
-    ("duckdb", {"form": "dbt"}, "unknown SQL form"),
+    ("duckdb", {"form": "expression", "name": "x"}, "applies to --form view, function or dbt"),
+    ("duckdb", {"form": "table"}, "unknown SQL form"),
+    ("duckdb", {"form": "dbt"}, "--form dbt needs the model's input"),
+    ("duckdb", {"form": "dbt", "table": "a.b.c"}, "must be NAME or SOURCE.NAME"),
+    ("duckdb", {"form": "dbt", "table": "raw", "name": "bad name"}, "must be letters, digits and _"),
 ])
 def test_refusals(engine, options, message):
     model, _ = zoo.get("sklearn_tree_binary")
