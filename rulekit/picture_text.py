@@ -31,7 +31,7 @@ def _hidden(c: str) -> bool:
 
 def visible(s: str) -> str:
     """``s`` with every character a picture cannot show written as ``\\uXXXX``."""
-    if all(" " <= c < "\x7f" for c in s):
+    if s.isascii() and s.isprintable():  # = all(" " <= c < "\x7f"), at C speed
         return s  # plain ASCII: the common case, nothing to do
     return "".join(f"\\u{ord(c):04x}" if _hidden(c) else c for c in s)
 
