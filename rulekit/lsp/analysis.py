@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from rulekit import dsl
 from rulekit.dsl import lint, literals
 from rulekit.dsl.diagnostics import Diagnostic, source_lines
+from rulekit.rules import boxes
 
 #: texts above this size get one diagnostic instead of a parse (the server must stay responsive)
 MAX_CHARS = 20_000_000
@@ -55,7 +56,10 @@ def analyse(text: str, file: str = "<editor>") -> Analysis:
         msg = f"file too large for the language server ({len(text):,} characters; limit {MAX_CHARS:,})"
         return Analysis(text, None, [Diagnostic(file=file, line=1, column=1, message=msg)], lines)
     parsed = dsl.parse(text, file=file)
-    found = list(parsed.errors) or lint.diagnostics(parsed)
+    try:
+        found = list(parsed.errors) or lint.diagnostics(parsed)
+    finally:
+        boxes.forget_boxes()  # the cache is keyed by condition objects this text's parse owns
     a = Analysis(text, parsed, found, lines)
     if parsed.rulebase is not None:
         _locate(a)

@@ -541,6 +541,12 @@ def condition_boxes(cond: Any, schema: Schema, *, limit: int = 256) -> list[Box]
     return out
 
 
+def forget_boxes() -> None:
+    """Empty the per-condition cache: a long-lived process (``rulekit lsp``) that lints a new rule
+    base on every edit would otherwise keep up to 131,072 stale conditions and their boxes."""
+    _box_cache.clear()
+
+
 def _has_not(cond: Any) -> bool:
     stack = [cond]
     while stack:
