@@ -4,6 +4,8 @@ memory (RSS) after a client sends 10,000 changes.
 The server runs as editors start it (``python -m rulekit lsp``, JSON-RPC over pipes); the client
 here writes the protocol by hand and times each change to its publishDiagnostics. Goals (issue 19):
 p95 < 100 ms; memory bounded (RSS after 10,000 changes close to RSS after the first 100).
+Measured (2-core shared machine, load 4-7): --quick 500 rules p95 280 ms, RSS 91.7 MB after 100 and
+after 1,000 changes; 5,000 rules: 0.44-2.6 s per change (8 changes; parse ~0.9 s + lint ~1.4 s).
 """
 
 from __future__ import annotations
