@@ -56,9 +56,9 @@ def from_sklearn(estimator) -> Model:
         return _from(estimator)
 
 
-def from_xgboost(booster_or_model, *, arithmetic: str = "float64") -> Model:
+def from_xgboost(booster_or_model, *, arithmetic: str = "float32") -> Model:
     """Convert an XGBoost ``XGBClassifier``/``XGBRegressor``/``Booster`` or a saved JSON/UBJ path;
-    ``arithmetic="float32"`` sums and links in float32 as XGBoost does (IR and Python export)."""
+    it sums and links in float32 as XGBoost does (``arithmetic="float64"``: in float64)."""
     from rulekit.importers.xgboost import from_xgboost as _from
 
     with gc_paused():

@@ -40,6 +40,7 @@ from rulekit.commands.source import load_source
 from rulekit.errors import NotBuiltError, RulekitError
 from rulekit.exporters.onnx.precision import uses_float64
 from rulekit.ir.data import to_matrix
+from rulekit.ir.float32 import float64_sum_bound
 from rulekit.probe import probe_matrix, source_thresholds
 from rulekit.table import Table, check_columns, fill_unused, from_matrix, located, n_rows, read_csv
 from rulekit.usage import used_features
@@ -75,6 +76,34 @@ def probe_table(obj, table: Table, *, max_rows: int = 20_000) -> Table:
     M = to_matrix(table, obj.features)
     P = probe_matrix(M, source_thresholds(obj), max_rows=max_rows) if len(M) else M
     return from_matrix(obj.features, P)
+
+
+def float64_sums(obj, name: str) -> bool:
+    """Whether backend ``name`` sums a float32-arithmetic (XGBoost) model in float64: SQLite has no
+    4-byte float type, so its query keeps float64 sums (said in its header comment)."""
+    combiner = getattr(obj, "combiner", None)
+    return name == "sqlite" and combiner is not None and combiner.arithmetic == "float32"
+
+
+def tolerance(obj, name: str) -> float:
+    """Labels must match; probabilities/values (relative to max(1, |v|)) within 1e-12, 1e-6 for
+    float32 ONNX input, and the stated float32-sum bound where a backend sums in float64."""
+    if float64_sums(obj, name):
+        return float64_sum_bound(obj.combiner.base_score, _term_magnitudes(obj))
+    return 1e-6 if float32_input(obj, name) else 1e-12
+
+
+def _term_magnitudes(obj) -> list[float]:
+    """Each summed term's largest |value|: a tree's leaves, or a weighted rule's conclusion."""
+    if hasattr(obj, "trees"):
+        return [max((abs(v) for _, value in t.nodes(data="value") if value for v in value), default=0.0)
+                for t in obj.trees]
+    out = []
+    for r in obj.rules:
+        c = r.conclusion
+        values = [c.value or 0.0, *(c.distribution or ())]
+        out.append(max(abs(v) for v in values) * abs(r.weight if r.weight is not None else 1.0))
+    return out
 
 
 def float32_input(obj, name: str) -> bool:
@@ -219,7 +248,7 @@ def _check_backend(obj, table: Table, name: str, expected: tuple, rows: np.ndarr
                    explicit: bool, n_data: int | None = None) -> Report:
     """One backend on ``table`` (or its ``rows``) against ``expected``; failures become reports."""
     run = runtimes.runner(name)
-    tol = 1e-6 if float32_input(obj, name) else 1e-12
+    tol = tolerance(obj, name)
     t0 = time.perf_counter()
     try:
         outcome = run(obj, table if rows is None else _take(table, rows))
@@ -244,6 +273,9 @@ def _check_backend(obj, table: Table, name: str, expected: tuple, rows: np.ndarr
             f", {int(bad[:n_data].sum()):,} of the {n_data:,} data rows"
         note = (f"input rounded to float32: {int(bad.sum()):,} of {len(bad):,} rows differ{data} (this "
                 f"model compares in float64; its default ONNX export, --dtype auto, takes double input)")
+    elif float64_sums(obj, name):
+        note = (f"{name} has no 4-byte float: this XGBoost model's float32 sums run in float64, "
+                f"compared within the stated bound {tol:.2g} (max difference {diff:.2g})")
     return Report(name, len(outcome.prediction), mism, diff, outcome.seconds, status, total, note,
                   outcome, rows)
 
@@ -263,7 +295,7 @@ def against_library(obj, table: Table, reports: list[Report], lib) -> tuple[list
         o = r.outcome
         mine = runtimes.Outcome(np.asarray(o.prediction)[keep],
                                 None if o.proba is None else o.proba[keep], o.seconds)
-        tol = 1e-6 if float32_input(obj, r.backend) else 1e-12
+        tol = tolerance(obj, r.backend)
         mism, diff = compare(obj, got.prediction[rows], None if got.proba is None else got.proba[rows],
                              mine, tol)
         status = "ok" if mism == 0 and diff <= tol else "DISAGREES"

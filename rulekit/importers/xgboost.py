@@ -5,9 +5,10 @@ becomes ``op="<", precision="float32"``; a missing value follows ``default_left`
 summed from the base margin in tree order (``tree_info`` says which class a tree adds to) and
 linked by sigmoid (binary:logistic) or softmax (multi:softprob / multi:softmax). XGBoost stores
 ``base_score`` as a probability for logistic objectives and turns it into a margin in float32
-the way :func:`_logit_f32` does. XGBoost sums and links in float32; with ``arithmetic="float32"``
-the combiner says so and the IR and Python export reproduce it (margins and regression values
-bit-identical); by default sums are float64, within 2e-4 of XGBoost's regression values.
+the way :func:`_logit_f32` does. XGBoost sums and links in float32; by default (``arithmetic="float32"``)
+the combiner says so and every backend that has a 4-byte float reproduces it (margins and
+regression values bit-identical); ``arithmetic="float64"`` sums in float64 (within 2e-4 of
+XGBoost's regression values).
 
 The model is parsed from its JSON document, never by calling XGBoost, so a saved ``.json`` or
 ``.ubj`` file converts without XGBoost installed. An ``XGBClassifier``/``XGBRegressor`` keeps
@@ -47,7 +48,7 @@ class XGBoostModelError(RulekitError):
 # --- public entry points -----------------------------------------------------------------------
 
 
-def from_xgboost(obj: Any, *, arithmetic: Arithmetic = "float64") -> Model:
+def from_xgboost(obj: Any, *, arithmetic: Arithmetic = "float32") -> Model:
     """Convert an ``XGBClassifier``/``XGBRegressor``/``XGBRFClassifier``/..., a ``Booster`` or the
     path of a model saved by ``save_model`` (``.json`` or ``.ubj``). ``arithmetic="float32"`` sums
     and links as XGBoost does (bit-identical margins in the IR and Python); SQL and ONNX sum in float64.
@@ -66,7 +67,7 @@ def from_xgboost(obj: Any, *, arithmetic: Arithmetic = "float64") -> Model:
                        f"XGBClassifier/XGBRegressor, a Booster or the path of a saved .json/.ubj model")
 
 
-def load_file(path: str | Path, *, arithmetic: Arithmetic = "float64") -> Model:
+def load_file(path: str | Path, *, arithmetic: Arithmetic = "float32") -> Model:
     """Read a model file written by XGBoost's ``save_model`` (JSON or UBJSON, told apart by content)."""
     p = Path(path)
     data = read_bytes(p)
@@ -179,7 +180,7 @@ def _logit_f32(p: float) -> float:
 
 def model_from_json(doc: Any, *, classes: list | None = None,
                     best_iteration: int | None = None, feature_names: list[str] | None = None,
-                    extra_source: dict | None = None, arithmetic: Arithmetic = "float64") -> Model:
+                    extra_source: dict | None = None, arithmetic: Arithmetic = "float32") -> Model:
     """The IR Model for an XGBoost model document (the dict of its JSON/UBJSON form)."""
     try:
         return _model_from_json(doc, classes=classes, best_iteration=best_iteration,

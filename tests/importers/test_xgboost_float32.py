@@ -71,9 +71,16 @@ def test_probabilities_within_one_float32_ulp(cases, kind):
 
 
 def test_float64_sums_are_not_bit_identical(cases):
-    """The default (float64 sums) is measurably off: what the float32 combiner fixes."""
+    """float64 sums (the old default) are measurably off: what the float32 combiner fixes."""
     booster, _, rows = cases["reg"]
-    assert not np.array_equal(from_xgboost(booster).predict(rows), _xgb(booster, rows)[:, 0])
+    assert not np.array_equal(from_xgboost(booster, arithmetic="float64").predict(rows),
+                              _xgb(booster, rows)[:, 0])
+
+
+def test_float32_is_the_default(cases):
+    booster, model, rows = cases["reg"]
+    assert from_xgboost(booster).combiner.arithmetic == "float32"
+    assert np.array_equal(from_xgboost(booster).predict(rows), _xgb(booster, rows)[:, 0])
 
 
 def test_model_file_keeps_arithmetic_and_versions_it(cases):
@@ -83,7 +90,7 @@ def test_model_file_keeps_arithmetic_and_versions_it(cases):
     back = loads_model(text)
     assert back.combiner.arithmetic == "float32"
     assert np.array_equal(back.predict_proba(rows), model.predict_proba(rows))
-    plain = dumps_model(from_xgboost(cases["multi"][0]))
+    plain = dumps_model(from_xgboost(cases["multi"][0], arithmetic="float64"))
     assert '"version":1' in plain and "arithmetic" not in plain
 
 
