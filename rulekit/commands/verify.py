@@ -39,6 +39,8 @@ from rulekit import progress, runtimes, source_library
 from rulekit.commands.source import load_source
 from rulekit.errors import NotBuiltError, RulekitError
 from rulekit.exporters.onnx.precision import uses_float64
+from rulekit.exporters.sql import dialect as sql_dialect
+from rulekit.exporters.sql import float32 as sql_float32
 from rulekit.ir.data import to_matrix
 from rulekit.ir.float32 import float64_sum_bound
 from rulekit.probe import probe_matrix, source_thresholds
@@ -79,10 +81,12 @@ def probe_table(obj, table: Table, *, max_rows: int = 20_000) -> Table:
 
 
 def float64_sums(obj, name: str) -> bool:
-    """Whether backend ``name`` sums a float32-arithmetic (XGBoost) model in float64: SQLite has no
-    4-byte float type, so its query keeps float64 sums (said in its header comment)."""
+    """Whether backend (or SQL dialect) ``name`` sums a float32-arithmetic (XGBoost) model in float64:
+    SQLite, BigQuery and Snowflake have no 4-byte float type (T-SQL's is not wired up), so their
+    queries keep float64 sums (said in a header comment)."""
     combiner = getattr(obj, "combiner", None)
-    return name == "sqlite" and combiner is not None and combiner.arithmetic == "float32"
+    return (name in sql_dialect.NAMES and name not in sql_float32.TYPES
+            and combiner is not None and combiner.arithmetic == "float32")
 
 
 def tolerance(obj, name: str) -> float:
