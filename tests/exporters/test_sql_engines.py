@@ -117,7 +117,8 @@ def _same_label(got, want) -> bool:
 def compare(obj, data: pd.DataFrame, result: list[tuple], *, proba: bool, where: str = "") -> None:
     """Rows (key, prediction[, proba...]) equal the source's predictions (within 1e-12, or the
     stated float32-sum bound where a dialect sums an XGBoost model in float64, as verify allows)."""
-    dialect = where.split()[-1].split("->")[0] if where else ""  # "bare sqlite", "bigquery->duckdb"
+    # the dialect the SQL was written for: "sqlite", "bare sqlite", "sqlite view", "bigquery->duckdb"
+    dialect = next((w.split("->")[0] for w in where.split() if w.split("->")[0] in sql_dialect.NAMES), "")
     tol = verify.tolerance(obj, dialect) if verify.float64_sums(obj, dialect) else TOL
     result = sorted(result, key=lambda r: r[0])
     assert [r[0] for r in result] == list(range(len(data))), f"{where}: rows lost or duplicated"
