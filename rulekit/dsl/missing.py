@@ -18,6 +18,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 from rulekit import semantics
 from rulekit.rules.base import And, Compare, InSet, IsMissing, Not, Or, RuleBase
+from rulekit.rules.rewrite import rewrite
 
 _OPS = ("<", "<=", ">", ">=", "=", "!=")
 
@@ -74,25 +75,13 @@ def leaf_expansions(root, declared: dict, precision: str) -> list[bool]:
 
 
 def _rebuild(root, declared: dict, precision: str):
-    done: dict[int, object] = {}
-    stack = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        t = type(node)
-        if t in (And, Or, Not) and not expanded:
-            stack.append((node, True))
-            stack.extend((k, False) for k in (node.items if t is not Not else (node.item,)))
-            continue
-        if t in (And, Or):
-            done[id(node)] = node.model_copy(update={"items": tuple(done[id(k)] for k in node.items)})
-        elif t is Not:
-            done[id(node)] = node.model_copy(update={"item": done[id(node.item)]})
-        elif t in (Compare, InSet) and node.feature in declared and \
+    def leaf(node):
+        if type(node) in (Compare, InSet) and node.feature in declared and \
                 holds(node, declared[node.feature], precision):
-            done[id(node)] = Or(items=(node, IsMissing(feature=node.feature)))
-        else:
-            done[id(node)] = node
-    return done[id(root)]
+            return Or(items=(node, IsMissing(feature=node.feature)))
+        return node
+
+    return rewrite(root, leaf)
 
 
 def collapse(rb: RuleBase) -> tuple[RuleBase, dict]:
@@ -187,23 +176,8 @@ def _short_between(a: float, b: float) -> list[float]:
 
 
 def _fold(root, declared: dict):
-    done: dict[int, object] = {}
-    stack = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
+    def whole(node):
         lit = _pair(node)
-        if lit is not None and lit.feature in declared:
-            done[id(node)] = lit
-            continue
-        t = type(node)
-        if t in (And, Or, Not) and not expanded:
-            stack.append((node, True))
-            stack.extend((k, False) for k in (node.items if t is not Not else (node.item,)))
-            continue
-        if t in (And, Or):
-            done[id(node)] = node.model_copy(update={"items": tuple(done[id(k)] for k in node.items)})
-        elif t is Not:
-            done[id(node)] = node.model_copy(update={"item": done[id(node.item)]})
-        else:
-            done[id(node)] = node
-    return done[id(root)]
+        return lit if lit is not None and lit.feature in declared else None
+
+    return rewrite(root, lambda node: node, whole)

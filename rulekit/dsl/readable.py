@@ -21,7 +21,8 @@ import math
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
 
 from rulekit import semantics
-from rulekit.rules.base import And, Compare, Not, Or, RuleBase
+from rulekit.rules.base import Compare, RuleBase
+from rulekit.rules.rewrite import rewrite
 
 DIGITS = 4  # significant digits of a statistic
 _NUMERIC_OPS = ("<", "<=", ">", ">=", "=", "!=")
@@ -88,30 +89,17 @@ def _round_sig(x: Decimal, digits: int, rounding) -> Decimal:
 
 def _short_condition(root, numeric: set, precision: str):
     """``root`` with every numeric comparison's threshold shortened (the same object when nothing
-    changes); bottom-up with an explicit stack."""
+    changes)."""
     if precision == "float64":
         return root
-    done: dict[int, object] = {}
-    stack = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        t = type(node)
-        if t in (And, Or, Not) and not expanded:
-            stack.append((node, True))
-            stack.extend((k, False) for k in (node.items if t is not Not else (node.item,)))
-            continue
-        if t in (And, Or):
-            items = tuple(done[id(k)] for k in node.items)
-            same = all(a is b for a, b in zip(items, node.items))
-            done[id(node)] = node if same else node.model_copy(update={"items": items})
-        elif t is Not:
-            item = done[id(node.item)]
-            done[id(node)] = node if item is node.item else node.model_copy(update={"item": item})
-        elif t is Compare and node.feature in numeric and type(node.value) is float and node.op in _NUMERIC_OPS:
+
+    def leaf(node):
+        if type(node) is Compare and node.feature in numeric and type(node.value) is float \
+                and node.op in _NUMERIC_OPS:
             s = short_threshold(node.op, node.value, precision)
-            done[id(node)] = node if s == node.value and repr(s) == repr(node.value) else \
-                node.model_copy(update={"value": s})
-        else:
-            done[id(node)] = node
-    return done[id(root)]
+            if not (s == node.value and repr(s) == repr(node.value)):
+                return node.model_copy(update={"value": s})
+        return node
+
+    return rewrite(root, leaf)
 
