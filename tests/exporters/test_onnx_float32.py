@@ -9,31 +9,16 @@ import pytest
 
 from rulekit.export import to_onnx
 from rulekit.importers.xgboost import from_xgboost
-from rulekit.probe import probe_rows
+from tests import xgb_float32
 
 xgb = pytest.importorskip("xgboost")
 ort = pytest.importorskip("onnxruntime")
 
-OBJECTIVES = {"binary": ("binary:logistic", {}), "multi": ("multi:softprob", {"num_class": 3}),
-              "reg": ("reg:squarederror", {"num_parallel_tree": 2})}
 
 
 @pytest.fixture(scope="module")
 def cases():
-    rng = np.random.default_rng(11)
-    X = rng.normal(size=(500, 4)) * [1.0, 3.0, 0.01, 100.0]
-    X[rng.random(X.shape) < 0.08] = np.nan
-    a, b = np.nan_to_num(X[:, 0]), np.nan_to_num(X[:, 1])
-    ys = {"binary": (a + b * b / 9 > 0.7).astype(int), "multi": np.abs(a * 2).astype(int) % 3,
-          "reg": a * 300.0 + 1000.0 * b ** 2 + 1e4}
-    out = {}
-    for kind, (objective, extra) in OBJECTIVES.items():
-        booster = xgb.train({"objective": objective, "max_depth": 4, "eta": 0.3, "nthread": 1, **extra},
-                            xgb.DMatrix(X, label=ys[kind]), 30)
-        model = from_xgboost(booster, arithmetic="float32")
-        rows = probe_rows(model, X[:150], n_missing=80)
-        out[kind] = (booster, model, rows, booster.predict(xgb.DMatrix(rows)).reshape(len(rows), -1))
-    return out
+    return xgb_float32.cases(seed=11, n_rows=500, rounds=30, probe=150, n_missing=80, reg_parallel_trees=2)
 
 
 def _run(proto, rows):
@@ -44,7 +29,7 @@ def _run(proto, rows):
 
 @pytest.mark.parametrize("opset", [5, 3])
 @pytest.mark.parametrize("dtype", ["auto", "double"])
-@pytest.mark.parametrize("kind", list(OBJECTIVES))
+@pytest.mark.parametrize("kind", list(xgb_float32.OBJECTIVES))
 def test_onnx_equals_xgboost(cases, kind, dtype, opset):
     _, model, rows, want = cases[kind]
     out = _run(to_onnx(model, dtype=dtype, opset=opset), rows)

@@ -12,31 +12,18 @@ import pytest
 
 from rulekit.exporters.sql import dialect as sql_dialect
 from rulekit.exporters.sql import to_sql
-from rulekit.importers.xgboost import from_xgboost
-from rulekit.probe import probe_rows
+from tests import xgb_float32
 from tests.exporters.test_sql_engines import KEY, _drop, duck_conn, engine, load, query, sqlite_conn  # noqa: F401
 
 xgb = pytest.importorskip("xgboost")
 
-OBJECTIVES = {"binary": ("binary:logistic", {}), "multi": ("multi:softprob", {"num_class": 3}),
-              "reg": ("reg:squarederror", {"num_parallel_tree": 2})}
 
 
 @pytest.fixture(scope="module")
 def cases():
-    rng = np.random.default_rng(5)
-    X = rng.normal(size=(400, 4)) * [1.0, 3.0, 0.01, 100.0]
-    X[rng.random(X.shape) < 0.08] = np.nan
-    a, b = np.nan_to_num(X[:, 0]), np.nan_to_num(X[:, 1])
-    ys = {"binary": (a + b * b / 9 > 0.7).astype(int), "multi": np.abs(a * 2).astype(int) % 3,
-          "reg": a * 300.0 + 1000.0 * b ** 2 + 1e4}
     out = {}
-    for kind, (objective, extra) in OBJECTIVES.items():
-        booster = xgb.train({"objective": objective, "max_depth": 4, "eta": 0.3, "nthread": 1, **extra},
-                            xgb.DMatrix(X, label=ys[kind]), 30)
-        model = from_xgboost(booster, arithmetic="float32")
-        rows = probe_rows(model, X[:120], n_missing=60)
-        want = booster.predict(xgb.DMatrix(rows)).reshape(len(rows), -1).astype(np.float64)
+    for kind, (booster, model, rows, want) in xgb_float32.cases(
+            seed=5, n_rows=400, rounds=30, probe=120, n_missing=60, reg_parallel_trees=2).items():
         data = pd.DataFrame({f.name: rows[:, j] for j, f in enumerate(model.features)})
         out[kind] = (booster, model, data, want)
     return out
@@ -55,7 +42,7 @@ def _select(conn, eng: str, model, data: pd.DataFrame, table: str, *, bare: bool
 
 
 @pytest.mark.parametrize("bare", [False, True], ids=["select", "bare"])
-@pytest.mark.parametrize("kind", list(OBJECTIVES))
+@pytest.mark.parametrize("kind", list(xgb_float32.OBJECTIVES))
 def test_sql_equals_xgboost(engine, cases, kind, bare, unique_name):
     eng, conn = engine
     _, model, data, want = cases[kind]

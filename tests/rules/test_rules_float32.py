@@ -9,36 +9,20 @@ import numpy as np
 import pytest
 
 import rulekit
-from rulekit.importers.xgboost import from_xgboost
-from rulekit.probe import probe_rows
 from rulekit.runtimes import runner
+from tests import xgb_float32
 
 xgb = pytest.importorskip("xgboost")
 
-OBJECTIVES = {"binary": ("binary:logistic", {}), "multi": ("multi:softprob", {"num_class": 3}),
-              "reg": ("reg:squarederror", {})}
 
 
 @pytest.fixture(scope="module")
 def cases():
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(400, 4)) * [1.0, 3.0, 0.01, 100.0]
-    X[rng.random(X.shape) < 0.08] = np.nan
-    a, b = np.nan_to_num(X[:, 0]), np.nan_to_num(X[:, 1])
-    ys = {"binary": (a + b * b / 9 > 0.7).astype(int), "multi": np.abs(a * 2).astype(int) % 3,
-          "reg": a * 300.0 + 1000.0 * b ** 2 + 1e4}
-    out = {}
-    for kind, (objective, extra) in OBJECTIVES.items():
-        booster = xgb.train({"objective": objective, "max_depth": 3, "eta": 0.3, "nthread": 1, **extra},
-                            xgb.DMatrix(X, label=ys[kind]), 25)
-        model = from_xgboost(booster, arithmetic="float32")
-        rows = probe_rows(model, X[:100], n_missing=50)
-        want = booster.predict(xgb.DMatrix(rows)).reshape(len(rows), -1).astype(np.float64)
-        out[kind] = (model, rulekit.to_rules(model), rows, want)
-    return out
+    return {kind: (model, rulekit.to_rules(model), rows, want) for kind, (_, model, rows, want)
+            in xgb_float32.cases(seed=3, n_rows=400, rounds=25, depth=3, probe=100, n_missing=50).items()}
 
 
-@pytest.mark.parametrize("kind", list(OBJECTIVES))
+@pytest.mark.parametrize("kind", list(xgb_float32.OBJECTIVES))
 def test_rule_engine_equals_model_and_xgboost(cases, kind):
     model, rb, rows, want = cases[kind]
     assert rb.combiner.arithmetic == "float32"
@@ -49,7 +33,7 @@ def test_rule_engine_equals_model_and_xgboost(cases, kind):
     assert list(rb.predict(rows)) == list(model.predict(rows))
 
 
-@pytest.mark.parametrize("kind", list(OBJECTIVES))
+@pytest.mark.parametrize("kind", list(xgb_float32.OBJECTIVES))
 def test_rules_text_keeps_arithmetic(cases, kind):
     _, rb, rows, _ = cases[kind]
     text = rulekit.dsl.dumps(rb)
@@ -70,7 +54,7 @@ def test_arithmetic_needs_a_sum_combiner(cases):
 
 
 @pytest.mark.parametrize("backend", ["python", "python-batch", "duckdb", "onnx", "onnx-double"])
-@pytest.mark.parametrize("kind", list(OBJECTIVES))
+@pytest.mark.parametrize("kind", list(xgb_float32.OBJECTIVES))
 def test_rule_base_exports_equal_engine(cases, kind, backend):
     _, rb, rows, _ = cases[kind]
     out = runner(backend)(rb, {f.name: rows[:, j] for j, f in enumerate(rb.features)})
