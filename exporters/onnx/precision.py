@@ -16,6 +16,7 @@ import numpy as np
 
 from rulekit import semantics
 from rulekit.ir.model import Model
+from rulekit.rules.boxes import iter_literals
 
 F32_EXACT_INTS = 2**24  # every integer code up to here is a float32
 
@@ -81,14 +82,8 @@ def _rule_tests(rb) -> tuple[dict[int, list[float]], int]:
     bounds: dict[int, list[float]] = {}
     linear = 0
     for rule in rb.rules:
-        stack = [rule.condition]
-        while stack:
-            c = stack.pop()
-            if c.kind in ("and", "or"):
-                stack.extend(c.items)
-            elif c.kind == "not":
-                stack.append(c.item)
-            elif c.kind == "linear":
+        for c in iter_literals(rule.condition):
+            if c.kind == "linear":
                 linear += 1
             elif c.kind == "compare" and c.feature in numeric and isinstance(c.value, (int, float)) \
                     and not isinstance(c.value, bool) and not np.isnan(c.value):

@@ -17,6 +17,7 @@ import numpy as np
 
 from rulekit.errors import RulekitError
 from rulekit.fileio import write_atomic
+from rulekit.rules.boxes import iter_literals
 from rulekit.util import count
 
 BACKENDS = ["python", "python-batch", "sqlite", "duckdb", "onnx", "onnx-double"]
@@ -118,7 +119,7 @@ def run(*, out: Path, quiet: bool) -> int:
             t.add_row(label, r.backend, str(r.label_mismatches), f"{r.max_diff:.2g}",
                       f"[{style}]{escape(r.status)}[/{style}]")
     console.print(t)
-    n_lit = sum(_literals(r.condition) for r in rb.rules)
+    n_lit = sum(1 for r in rb.rules for _ in iter_literals(r.condition))
     console.print(f"tree: {model.graph.number_of_nodes()} nodes, training accuracy {tree_acc:.3f}; "
                   f"rules: {count(len(rb.rules), 'rule')} / {count(n_lit, 'literal')}, accuracy {rules_acc:.3f}")
     files = Table(title="artefacts", show_header=False)
@@ -137,16 +138,3 @@ def run(*, out: Path, quiet: bool) -> int:
             f"(done in {time.perf_counter() - t_start:.1f} s)"), soft_wrap=True)
     ok = all(r.ok for r in model_reports + rules_reports)
     return 0 if ok else 1
-
-
-def _literals(cond) -> int:
-    n, stack = 0, [cond]
-    while stack:
-        c = stack.pop()
-        if c.kind in ("and", "or"):
-            stack.extend(c.items)
-        elif c.kind == "not":
-            stack.append(c.item)
-        else:
-            n += 1
-    return n
