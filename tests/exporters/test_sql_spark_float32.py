@@ -10,7 +10,8 @@ import pytest
 from rulekit.exporters.sql import to_sql
 from rulekit.importers.xgboost import from_xgboost
 from tests.exporters.test_sql_engines import KEY
-from tests.exporters.test_sql_float32 import OBJECTIVES, cases  # noqa: F401
+from tests import xgb_float32
+from tests.exporters.test_sql_float32 import cases  # noqa: F401
 from tests.exporters.test_sql_spark import _view, spark  # noqa: F401
 
 xgb = pytest.importorskip("xgboost")
@@ -19,7 +20,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 
 @pytest.mark.parametrize("bare", [False, True], ids=["select", "bare"])
-@pytest.mark.parametrize("kind", list(OBJECTIVES))
+@pytest.mark.parametrize("kind", list(xgb_float32.OBJECTIVES))
 def test_spark_equals_xgboost(spark, cases, kind, bare):  # noqa: F811
     _, model, data, want = cases[kind]
     _view(spark, model, data, "rk_f32")
