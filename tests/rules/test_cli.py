@@ -7,25 +7,11 @@ import io
 import os
 import subprocess
 import sys
-from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
-from rulekit.cli import main
 from tests.rules.helpers import playgolf, playgolf_id3
-
-
-@pytest.fixture
-def run(capsys, monkeypatch):
-    def _run(*args, cwd):
-        monkeypatch.chdir(cwd)
-        with pytest.raises(SystemExit) as ex:
-            main([str(a) for a in args])
-        out = capsys.readouterr()
-        return SimpleNamespace(returncode=ex.value.code, stdout=out.out, stderr=out.err)
-
-    return _run
 
 
 @pytest.fixture

@@ -4,27 +4,13 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import rulekit
-from rulekit.cli import main
 from rulekit.rules.base import Or
 from rulekit.testing import concepts as C
-
-
-@pytest.fixture
-def run(capsys, monkeypatch):
-    def _run(*args, cwd):
-        monkeypatch.chdir(cwd)
-        with pytest.raises(SystemExit) as ex:
-            main([str(a) for a in args])
-        out = capsys.readouterr()
-        return SimpleNamespace(returncode=ex.value.code, stdout=out.out, stderr=out.err)
-
-    return _run
 
 
 def _write(path, X, y):
