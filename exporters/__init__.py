@@ -21,6 +21,7 @@ _MODULES = {
     "rules": "rulekit.exporters.rules",
     "json": "rulekit.exporters.json",
     "dot": "rulekit.exporters.dot",
+    "pmml": "rulekit.exporters.pmml",
 }
 
 
@@ -37,7 +38,11 @@ def get(name: str) -> Callable[..., Any]:
         module = _MODULES.get(name)
         if module is None:
             raise RulekitError(f"unknown export target {name!r} (choose from {', '.join(_MODULES)})")
-        importlib.import_module(module)
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as err:
+            if err.name != module:
+                raise
     if name not in _REGISTRY:
         raise NotBuiltError(f"export to {name} is not built yet")
     return _REGISTRY[name]

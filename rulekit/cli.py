@@ -81,6 +81,10 @@ class ImportFormat(str, Enum):
     sklearn = "sklearn"
     xgboost = "xgboost"
     lightgbm = "lightgbm"
+    onnx = "onnx"
+    pmml = "pmml"
+    spark = "spark"
+    catboost = "catboost"
 
 
 class Order(str, Enum):
@@ -95,6 +99,7 @@ class Target(str, Enum):
     rules = "rules"
     json = "json"
     dot = "dot"
+    pmml = "pmml"
 
 
 class SqlForm(str, Enum):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from pathlib import Path
 
 from rulekit import progress
 from rulekit.commands.source import describe
-from rulekit.errors import RulekitError
+from rulekit.errors import NotBuiltError, RulekitError
 from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
 from rulekit.foreign import identify
 from rulekit.rename import merge, parse_pairs, read_mapping, rename_features
@@ -66,6 +67,18 @@ def _refuse_unimportable(file: Path, head: bytes) -> None:
         raise RulekitError(f"{file}: already a rulekit rules file; use it as it is (no import needed)")
 
 
+# import format -> "module:function" taking the file (a directory for spark) and returning a Model;
+# the module is imported on first use, so an optional library is needed only for its own format
+LOADERS = {
+    "xgboost": "rulekit.importers.xgboost:load_file",
+    "lightgbm": "rulekit.importers.lightgbm:load_file",
+    "onnx": "rulekit.importers.onnx:load_file",
+    "pmml": "rulekit.importers.pmml:load_file",
+    "spark": "rulekit.importers.spark:load_dir",
+    "catboost": "rulekit.importers.catboost:load_file",
+}
+
+
 def _load(file: Path, fmt: str, allow_pickle: bool):
     if fmt == "sklearn":
         if not allow_pickle:
@@ -74,15 +87,17 @@ def _load(file: Path, fmt: str, allow_pickle: bool):
         from rulekit.importers.sklearn import load_pickled
 
         return load_pickled(file)
-    if fmt == "xgboost":
-        from rulekit.importers.xgboost import load_file
-
-        return load_file(file)
-    if fmt == "lightgbm":
-        from rulekit.importers.lightgbm import load_file
-
-        return load_file(file)
-    raise RulekitError(f"unknown import format {fmt!r}")
+    target = LOADERS.get(fmt)
+    if target is None:
+        raise RulekitError(f"unknown import format {fmt!r}")
+    module_name, function = target.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        if err.name != module_name:
+            raise
+        raise NotBuiltError(f"import of {fmt} models is not built yet") from None
+    return getattr(module, function)(file)
 
 
 def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, quiet: bool = False,
