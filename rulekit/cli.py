@@ -87,6 +87,11 @@ class ImportFormat(str, Enum):
     catboost = "catboost"
 
 
+class Arithmetic(str, Enum):
+    float32 = "float32"
+    float64 = "float64"
+
+
 class Order(str, Enum):
     first_hit = "first-hit"
     vote = "vote"
@@ -187,13 +192,18 @@ def import_(file: Path = typer.Argument(
             rename_file: Optional[Path] = typer.Option(
                 None, "--rename-file", metavar="FILE",
                 help='feature names to change: a JSON object {"old": "new"} or a CSV of old,new rows'),
+            arithmetic: Optional[Arithmetic] = typer.Option(
+                None, "--arithmetic",
+                help="XGBoost only: float32 sums as XGBoost does (default); float64 sums in float64, "
+                     "so every SQL dialect sums alike"),
             quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Convert a scikit-learn, XGBoost or LightGBM model into a rulekit model file."""
     from rulekit.commands import import_model as cmd
 
     raise typer.Exit(_run(quiet, cmd.run, file=file, format=format.value if format else None,
                           allow_pickle=allow_pickle, output=output, rename=rename,
-                          rename_file=rename_file))
+                          rename_file=rename_file,
+                          arithmetic=arithmetic.value if arithmetic else None))
 
 
 @app.command()

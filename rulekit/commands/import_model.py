@@ -33,8 +33,9 @@ def sniff_format(path: Path, head: bytes) -> str:
                        f"scikit-learn pickles, XGBoost JSON/UBJ and LightGBM text models)")
 
 
-def load_foreign(file: Path, format: str | None, allow_pickle: bool):
-    """The IR Model for a foreign model file."""
+def load_foreign(file: Path, format: str | None, allow_pickle: bool, arithmetic: str | None = None):
+    """The IR Model for a foreign model file. ``arithmetic`` (XGBoost only): "float32" sums as
+    XGBoost does (the default), "float64" sums in float64 (every SQL dialect then sums alike)."""
     try:
         with file.open("rb") as fh:
             head = fh.read(4096)
@@ -48,7 +49,7 @@ def load_foreign(file: Path, format: str | None, allow_pickle: bool):
         _refuse_unimportable(file, head)
     fmt = format or sniff_format(file, head)
     try:
-        return _load(file, fmt, allow_pickle)
+        return _load(file, fmt, allow_pickle, arithmetic)
     except RulekitError as err:
         if err.file is None and str(file) not in str(err):
             raise type(err)(f"{file}: {err.message}") from None
@@ -70,7 +71,6 @@ def _refuse_unimportable(file: Path, head: bytes) -> None:
 # import format -> "module:function" taking the file (a directory for spark) and returning a Model;
 # the module is imported on first use, so an optional library is needed only for its own format
 LOADERS = {
-    "xgboost": "rulekit.importers.xgboost:load_file",
     "lightgbm": "rulekit.importers.lightgbm:load_file",
     "onnx": "rulekit.importers.onnx:load_file",
     "pmml": "rulekit.importers.pmml:load_file",
@@ -79,7 +79,14 @@ LOADERS = {
 }
 
 
-def _load(file: Path, fmt: str, allow_pickle: bool):
+def _load(file: Path, fmt: str, allow_pickle: bool, arithmetic: str | None = None):
+    if arithmetic is not None and fmt != "xgboost":
+        raise RulekitError(f"--arithmetic applies to XGBoost models (XGBoost sums in float32); "
+                           f"a {fmt} model keeps its library's float64 arithmetic")
+    if fmt == "xgboost":
+        from rulekit.importers.xgboost import load_file as load_xgboost
+
+        return load_xgboost(file, arithmetic=arithmetic or "float32")
     if fmt == "sklearn":
         if not allow_pickle:
             raise RulekitError(f"{file}: a scikit-learn model is a pickle, which runs code when "
@@ -101,7 +108,8 @@ def _load(file: Path, fmt: str, allow_pickle: bool):
 
 
 def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, quiet: bool = False,
-        rename: Sequence[str] = (), rename_file: Path | None = None) -> int:
+        rename: Sequence[str] = (), rename_file: Path | None = None,
+        arithmetic: str | None = None) -> int:
     """``rename`` (``old=new`` pairs) and ``rename_file`` (JSON or CSV) rename features in the
     model file, so every target made from it uses the new names."""
     from rulekit.ir.modelfile import dumps_model
@@ -111,7 +119,7 @@ def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, qui
     check_distinct(output, file=file, rename_file=rename_file)
     mapping = merge(read_mapping(rename_file) if rename_file is not None else {}, parse_pairs(rename))
     with progress.phase(f"converting {file}"), gc_paused():
-        model = load_foreign(file, format, allow_pickle)
+        model = load_foreign(file, format, allow_pickle, arithmetic)
         if mapping:
             model = rename_features(model, mapping)
     with progress.phase(f"writing {output} ({describe(model)})"):
