@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from rulekit import progress
 from rulekit.errors import RulekitError
 from rulekit.fileio import decode_text, read_bytes, sniff_source
 from rulekit.foreign import HEAD_BYTES, identify, import_hint
-from rulekit.ir.model import Model
 from rulekit.rules.base import RuleBase
 
-Source = Union[Model, RuleBase]
+if TYPE_CHECKING:  # checking a rules file needs no tree IR (networkx, numpy): kept off the import path
+    from rulekit.ir.model import Model
+
+Source = Union["Model", RuleBase]
 
 
 def load_source(path: str | Path) -> Source:
@@ -53,8 +55,8 @@ def _read(path: str | Path, expected: str) -> str:
 
 def describe(obj: Source) -> str:
     """'a tree', '100 trees' or '12 rules': what progress lines call a source."""
-    if isinstance(obj, Model):
-        n = len(obj.trees)
-        return "a tree" if n == 1 else f"{n:,} trees"
-    n = len(obj.rules)
-    return f"{n:,} rule{'s' * (n != 1)}"
+    if isinstance(obj, RuleBase):
+        n = len(obj.rules)
+        return f"{n:,} rule{'s' * (n != 1)}"
+    n = len(obj.trees)
+    return "a tree" if n == 1 else f"{n:,} trees"

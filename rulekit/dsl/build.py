@@ -20,7 +20,7 @@ from rulekit.dsl import literals, missing
 from rulekit.dsl.diagnostics import Diagnostic, make, source_lines
 from rulekit.dsl.grammar import CONDITION_WORDS
 from rulekit.dsl.lexer import Tok
-from rulekit.ir.model import Combiner, Feature
+from rulekit.ir.schema import Combiner, Feature
 from rulekit.rules.base import (TRUE, And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule,
                                 RuleBase)
 

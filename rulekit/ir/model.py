@@ -32,51 +32,8 @@ from rulekit.errors import RulekitError
 from rulekit.ir import compiled as _compiled
 from rulekit.ir import float32 as _f32
 from rulekit.ir.data import to_matrix
+from rulekit.ir.schema import Combiner, Feature, Label  # noqa: F401 - re-exported: their old home
 from rulekit.util import gc_paused
-
-Label = str | bool | int | float
-
-
-class Feature(BaseModel):
-    """One input column: numeric, or nominal with its domain (codes are indices into it).
-
-    ``match`` (nominal, all-integer domain): how a number finds its category. ``None``/"truncate":
-    truncated toward zero like a C cast (LightGBM); "exact": only an equal number matches, so 1.5
-    is unseen (scikit-learn's OrdinalEncoder, used by HistGradientBoosting).
-    """
-
-    model_config = ConfigDict(frozen=True)
-    name: str
-    kind: Literal["numeric", "nominal"] = "numeric"
-    domain: tuple[str | int, ...] | None = None
-    match: Literal["truncate", "exact"] | None = None
-
-    @model_validator(mode="after")
-    def _check(self) -> Feature:
-        if self.kind == "nominal" and self.domain is None:
-            raise ValueError(f"nominal feature {self.name!r} needs a domain")
-        if self.kind == "numeric" and self.domain is not None:
-            raise ValueError(f"numeric feature {self.name!r} cannot have a domain")
-        if self.kind == "numeric" and self.match is not None:
-            raise ValueError(f"numeric feature {self.name!r} cannot have a category match rule")
-        if self.domain is not None and len(set(map(repr, self.domain))) != len(self.domain):
-            raise ValueError(f"nominal feature {self.name!r} has duplicate values in its domain")
-        return self
-
-
-class Combiner(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["single", "average", "vote", "sum"] = "single"
-    base_score: tuple[float, ...] = ()
-    link: Literal["identity", "sigmoid", "softmax"] = "identity"
-    tree_output: tuple[int, ...] | None = None
-    decision: Literal["raw>=0", "raw>0"] | None = None
-    arithmetic: Literal["float32"] | None = None
-
-    @property
-    def n_outputs(self) -> int:
-        return max(1, len(self.base_score))
-
 
 def sigmoid(raw: np.ndarray) -> np.ndarray:
     """1 / (1 + exp(-raw)) with the C library's exp when scipy is there (as scikit-learn, XGBoost,

@@ -43,7 +43,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rulekit.ir.model import Combiner, Feature, Label
+from rulekit.ir.schema import Combiner, Feature, Label
 
 NumOp = Literal["<", "<=", ">", ">="]
 CmpOp = Literal["<", "<=", ">", ">=", "=", "!="]
