@@ -26,7 +26,6 @@ from typing import Any, Literal
 
 import networkx as nx
 import numpy as np
-from pydantic import BaseModel, ConfigDict, model_validator
 
 from rulekit.errors import RulekitError
 from rulekit.ir import compiled as _compiled
