@@ -71,12 +71,17 @@ def _data(n_rows: int = 300, n_features: int = 6, seed: int = 0, classes: int = 
     return X, X_nan, y
 
 
-def _sk(est, X, y, names=None) -> tuple[Model, pd.DataFrame]:
+SKLEARN_ESTIMATORS: dict[str, object] = {}
+"""Zoo name -> the fitted scikit-learn estimator its model was converted from (for parity checks)."""
+
+
+def _sk(name: str, est, X, y, names=None) -> tuple[Model, pd.DataFrame]:
     import rulekit
 
     if names is not None:
         X = pd.DataFrame(X, columns=names)
     est.fit(X, y)
+    SKLEARN_ESTIMATORS[name] = est
     model = rulekit.from_sklearn(est)
     M = probe_rows(model, np.asarray(X, dtype=np.float64)[:150], n_missing=60)
     return model, _frame(model, M)
@@ -87,7 +92,7 @@ def _():
     from sklearn.tree import DecisionTreeClassifier
 
     X, X_nan, y = _data()
-    return _sk(DecisionTreeClassifier(max_depth=6, random_state=0), X_nan, y)
+    return _sk("sklearn_tree_binary", DecisionTreeClassifier(max_depth=6, random_state=0), X_nan, y)
 
 
 @register("sklearn_tree_multiclass_hostile")
@@ -96,7 +101,8 @@ def _():
 
     X, X_nan, y = _data(n_features=len(HOSTILE_NAMES), classes=3)
     y = np.array(["it's", "b\\c", "ünï"], dtype=object)[y]
-    return _sk(DecisionTreeClassifier(max_depth=7, random_state=0), X_nan, y, names=HOSTILE_NAMES)
+    return _sk("sklearn_tree_multiclass_hostile", DecisionTreeClassifier(max_depth=7, random_state=0),
+               X_nan, y, names=HOSTILE_NAMES)
 
 
 @register("sklearn_tree_regressor")
@@ -104,7 +110,8 @@ def _():
     from sklearn.tree import DecisionTreeRegressor
 
     X, X_nan, y = _data()
-    return _sk(DecisionTreeRegressor(max_depth=6, random_state=0), X_nan, X[:, 0] * 3.3 + y)
+    return _sk("sklearn_tree_regressor", DecisionTreeRegressor(max_depth=6, random_state=0), X_nan,
+               X[:, 0] * 3.3 + y)
 
 
 @register("sklearn_forest_classifier")
@@ -112,7 +119,8 @@ def _():
     from sklearn.ensemble import RandomForestClassifier
 
     X, X_nan, y = _data(classes=3)
-    return _sk(RandomForestClassifier(n_estimators=15, max_depth=6, random_state=0), X_nan, y)
+    return _sk("sklearn_forest_classifier",
+               RandomForestClassifier(n_estimators=15, max_depth=6, random_state=0), X_nan, y)
 
 
 @register("sklearn_extratrees_regressor")
@@ -120,7 +128,8 @@ def _():
     from sklearn.ensemble import ExtraTreesRegressor
 
     X, X_nan, y = _data()
-    return _sk(ExtraTreesRegressor(n_estimators=10, max_depth=5, random_state=0), X_nan, X[:, 1] + y)
+    return _sk("sklearn_extratrees_regressor",
+               ExtraTreesRegressor(n_estimators=10, max_depth=5, random_state=0), X_nan, X[:, 1] + y)
 
 
 def _nominal_model() -> Model:
@@ -247,8 +256,6 @@ def _():
 
 # --- scikit-learn gradient boosting (rulekit.importers.sklearn_gb / sklearn_hist) ---------------
 
-SKLEARN_ESTIMATORS: dict[str, object] = {}
-"""Zoo name -> the fitted scikit-learn estimator its model was converted from (for parity checks)."""
 
 
 def _sk_boost(name: str, est, X, y, *, base=None) -> tuple[Model, pd.DataFrame]:
