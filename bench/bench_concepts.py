@@ -12,6 +12,7 @@ finite domain agrees), rules, literals (every atomic test counts, ``is missing``
 rulekit paths, run through the CLI's own functions on CSV files:
 ``default``  ``rulekit fit train.csv --target y`` then ``rulekit rules m.json --prune-data prune.csv --dnf``;
 ``best``     ``fit --prune cost-complexity --prune-data prune.csv`` then the same ``rules``;
+``c45``      ``fit --algorithm c45`` (multiway nominal splits) then the same ``rules``;
 ``induce``   ``rulekit rules train.csv --target y --induce`` (RuleInducer, RIPPER optimisation).
 Peers in the same run: wittgenstein RIPPER, scikit-learn's tree with ccp_alpha chosen on the
 prune split, imodels FIGS (when installed).
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import itertools
 import sys
 import tempfile
 import time
@@ -108,6 +110,8 @@ def rulekit_path(path: str, tmp: Path, train: Path, prune: Path):
                   output=model, quiet=True)
         if path == "best":
             kw.update(prune="cost-complexity", prune_data=prune)
+        elif path == "c45":
+            kw.update(algorithm="c45")
         fit.run(**kw)
         rules.run(model=model, prune_data=prune, dnf=True, order="first-hit", output=out, quiet=True)
     return rulekit.load(out)
@@ -211,11 +215,14 @@ def concept_cases(quick: bool) -> list[tuple[str, C.Concept]]:
     return cases
 
 
-def run_concepts(quick: bool, paths: list[str], peers: list[str]) -> list[dict]:
+def run_concepts(quick: bool, paths: list[str], peers: list[str], samples: int = 1) -> list[dict]:
+    """Every concept on ``samples`` independent draws of its data (sample 0 is seeded by the
+    concept's name alone, as in earlier runs; sample s by the name and s)."""
     sizes = (1500, 500, 2000) if quick else (3000, 1000, 4000)
     out = []
-    for family, concept in concept_cases(quick):
-        rng = np.random.default_rng(zlib.crc32(concept.name.encode()))  # str hash() differs per process
+    for (family, concept), sample in itertools.product(concept_cases(quick), range(samples)):
+        key = zlib.crc32(concept.name.encode())  # str hash() differs per process
+        rng = np.random.default_rng(key if sample == 0 else [key, sample])
         Xt, yt = concept.sample(sizes[0], rng)
         Xp, yp = concept.sample(sizes[1], rng)
         Xs, ys = concept.sample(sizes[2], rng, noisy=False)
@@ -228,13 +235,14 @@ def run_concepts(quick: bool, paths: list[str], peers: list[str]) -> list[dict]:
                 try:
                     rb = rulekit_path(p, tmp, train, prune)
                 except Exception as err:  # noqa: BLE001 - a failed path is a row, not a crash
-                    out.append(_row(family, concept, f"rulekit {p}", None, None, None, None, None, str(err)))
+                    out.append(_row(family, concept, f"rulekit {p}", None, None, None, None, None, str(err),
+                                    sample=sample))
                     continue
                 dt = time.perf_counter() - t0
                 terms, lits, used = rb_size(rb)
                 acc = float((np.asarray(rb.predict(Xs_read)).astype(np.int64) == ys).mean())
                 rec = C.recovered(concept, lambda X: rb.predict(X), used)
-                out.append(_row(family, concept, f"rulekit {p}", acc, rec, terms, lits, dt))
+                out.append(_row(family, concept, f"rulekit {p}", acc, rec, terms, lits, dt, sample=sample))
         for name in peers:
             t0 = time.perf_counter()
             try:
@@ -244,12 +252,13 @@ def run_concepts(quick: bool, paths: list[str], peers: list[str]) -> list[dict]:
             dt = time.perf_counter() - t0
             acc = float((np.asarray(predict(Xs)) == ys).mean())
             rec = C.recovered(concept, predict, used)
-            out.append(_row(family, concept, name, acc, rec, n_rules, lits, dt))
+            out.append(_row(family, concept, name, acc, rec, n_rules, lits, dt, sample=sample))
     return out
 
 
-def _row(family, concept, learner, acc, rec, rules, lits, dt, error=None):
-    return {"family": family, "concept": concept.name, "noise": concept.noise, "planted": concept.literals,
+def _row(family, concept, learner, acc, rec, rules, lits, dt, error=None, sample=0):
+    return {"family": family, "concept": concept.name, "sample": sample, "noise": concept.noise,
+            "planted": concept.literals,
             "learner": learner, "acc": acc, "exact": rec, "rules": rules, "literals": lits, "time": dt,
             "error": error}
 
@@ -311,7 +320,7 @@ def run_real(quick: bool, paths: list[str], peers: list[str]) -> list[dict]:
         for learner, vals in acc.items():
             arr = np.array([v[:4] for v in vals], float)
             errs = [v[4] for v in vals if v[4]]
-            out.append({"family": "real", "concept": name, "noise": None, "planted": None, "learner": learner,
+            out.append({"family": "real", "concept": name, "sample": None, "noise": None, "planted": None, "learner": learner,
                         "acc": float(np.nanmean(arr[:, 0])), "exact": None, "rules": float(arr[:, 1].mean()),
                         "literals": float(arr[:, 2].mean()), "time": float(arr[:, 3].mean()),
                         "error": errs[0] if errs else None})
@@ -335,12 +344,19 @@ def summary(rows: list[dict]) -> list[dict]:
                         "learner": lr, "cases": len(sel),
                         "acc": float(np.mean([r["acc"] for r in ok])) if ok else None,
                         "exact": (f"{sum(bool(r['exact']) for r in ok)}/{len(sel)}" if fam != "real" else "-"),
+                        "exact per sample": _per_sample(sel) if fam != "real" else "-",
                         "rules": float(np.mean([r["rules"] for r in ok])) if ok else None,
                         "literals": float(np.mean([r["literals"] for r in ok])) if ok else None,
                         "lit/planted": float(np.median(ratio)) if ratio else None,
                         "time": float(np.mean([r["time"] for r in ok])) if ok else None,
                         "failed": len(sel) - len(ok)})
     return out
+
+
+def _per_sample(sel: list[dict]) -> str:
+    samples = sorted({r["sample"] for r in sel})
+    return " ".join(f"{sum(bool(r['exact']) for r in sel if r['sample'] == s)}"
+                    f"/{sum(1 for r in sel if r['sample'] == s)}" for s in samples)
 
 
 def table(rows: list[dict]) -> str:
@@ -388,6 +404,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--paths", default="default,best,induce")
     ap.add_argument("--peers", default=",".join(PEERS))
+    ap.add_argument("--samples", type=int, default=1,
+                    help="independent data draws per planted concept (the summary pools them)")
     ap.add_argument("--no-real", action="store_true")
     ap.add_argument("--no-concepts", action="store_true")
     ap.add_argument("--detail", action="store_true", help="also print one row per concept and learner")
@@ -396,7 +414,7 @@ def main(argv=None) -> int:
     peers = [p for p in args.peers.split(",") if p]
     rows = []
     if not args.no_concepts:
-        rows += run_concepts(args.quick, paths, peers)
+        rows += run_concepts(args.quick, paths, peers, args.samples)
     if not args.no_real:
         rows += run_real(args.quick, paths, peers)
     if args.detail:

@@ -160,6 +160,8 @@ def _prune_pessimistic(T: np.ndarray, good: np.ndarray, cf: float) -> list[bool]
     if k == 0:
         return keep
     fails = (~T).sum(axis=0)
+    if not (fails == 0).any():  # no row to judge it by: generalising it would be a guess
+        return keep
     while True:
         cover = fails == 0
         n = int(cover.sum())
