@@ -37,7 +37,7 @@ def __getattr__(name: str):
 
 __version__ = "0.1.0"
 __all__ = ["Combiner", "Feature", "Model", "RuleBase", "RulekitError", "dsl", "export", "from_lightgbm",
-           "diff", "from_sklearn", "from_xgboost", "load", "rename_features", "stats",
+           "diff", "from_catboost", "from_sklearn", "from_xgboost", "load", "rename_features", "stats",
            "to_rules"]
 
 
@@ -71,6 +71,15 @@ def from_lightgbm(booster_or_model) -> Model:
 
     with gc_paused():
         return _from(booster_or_model)
+
+
+def from_catboost(model_or_path, *, pool=None) -> Model:
+    """Convert a fitted CatBoost model or a saved one (JSON export or ``.cbm``); ``pool`` (the
+    training data) names the categories of one-hot categorical features."""
+    from rulekit.importers.catboost import from_catboost as _from
+
+    with gc_paused():
+        return _from(model_or_path, pool=pool)
 
 
 def stats(rb: RuleBase, X, y) -> RuleBase:

@@ -19,6 +19,8 @@ XGBOOST_JSON = ("an XGBoost JSON model", "xgboost")
 XGBOOST_UBJ = ("an XGBoost UBJSON model", "xgboost")
 ONNX = ("an ONNX model", None)
 PMML = ("a PMML document", None)
+CATBOOST_JSON = ("a CatBoost JSON model", "catboost")
+CATBOOST_CBM = ("a CatBoost binary model", "catboost")
 
 
 def identify(head: bytes, path: str | Path = "") -> tuple[str, str | None] | None:
@@ -33,7 +35,12 @@ def identify(head: bytes, path: str | Path = "") -> tuple[str, str | None] | Non
             return XGBOOST_JSON
         if text[1:2] in (b"L", b"$", b"#", b"U", b"i", b"I") and b"learner" in head:
             return XGBOOST_UBJ
+        if b'"features_info"' in head and (b'"oblivious_trees"' in head or b'"float_features"' in head
+                                           or b'"categorical_features"' in head):
+            return CATBOOST_JSON
         return None
+    if head.startswith(b"CBM1"):
+        return CATBOOST_CBM
     if (text.startswith(b"tree\n") or text.startswith(b"tree\r\n")) and b"version=v" in head[:400]:
         return LIGHTGBM
     if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
