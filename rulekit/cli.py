@@ -405,6 +405,22 @@ def stats(rules_file: Path = typer.Argument(..., metavar="RULES", help="a rules 
                           na_values=na_values))
 
 
+@app.command()
+def studio(source: Path = typer.Argument(..., help="a rules file or a model file (opened as its rules)"),
+           data: Optional[Path] = typer.Option(None, "--data", help="CSV: show what each edit does to its rows"),
+           target: Optional[str] = typer.Option(None, "--target",
+                                                help="the target column of --data (default: the rules' target)"),
+           port: int = typer.Option(8765, "--port", help="the port to listen on"),
+           host: str = typer.Option("127.0.0.1", "--host",
+                                    help="the address to listen on (other than 127.0.0.1: a warning)"),
+           no_browser: bool = typer.Option(False, "--no-browser", help="do not open a browser tab")) -> None:
+    """A local browser workbench: edit rules with live lint, picture and impact on data; save; export."""
+    from rulekit.commands import studio as cmd
+
+    raise typer.Exit(cmd.run(source=source, data=data, target=target, port=port, host=host,
+                             no_browser=no_browser))
+
+
 class DiffFormat(str, Enum):
     text = "text"
     json = "json"

@@ -23,25 +23,11 @@ def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | No
         check_output_path(output)
         check_distinct(output, source=source)
     obj = load_source(source)
-    fn = exporters.get(to)
-    options: dict = {}
-    if to == "sql":
-        options = {"dialect": dialect, "table": table, "key": key, "proba": proba}
-        if form is not None or name is not None or replace:
-            options.update(form=form, name=name, replace=replace)
-        if max_statement_bytes is not None:
-            options["max_statement_bytes"] = max_statement_bytes
-    elif to == "onnx":
-        options = {"dtype": dtype, "opset": opset}
     target = f"SQL ({dialect})" if to == "sql" else TARGET_NAMES.get(to, to)
-    with progress.phase(f"exporting {describe(obj)} to {target}"), \
-            warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)
-        result = fn(obj, **options)
-        if to == "onnx" and not isinstance(result, (bytes, str)):
-            result = result.SerializeToString()
-        if isinstance(result, str) and not result.endswith("\n"):
-            result += "\n"  # text files end with a newline (the bare SQL expression had none)
+    with progress.phase(f"exporting {describe(obj)} to {target}"):
+        result, caught = artefact(obj, to=to, dialect=dialect, table=table, key=key, proba=proba,
+                                  dtype=dtype, opset=opset, form=form, name=name, replace=replace,
+                                  max_statement_bytes=max_statement_bytes)
     _warn(caught, quiet)
     if isinstance(result, dict):
         return _write_tree(Path(output), result, target, quiet)
@@ -53,6 +39,32 @@ def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | No
     size = len(result) if isinstance(result, bytes) else len(result.encode("utf-8"))
     report_written(output, f"{target}, {count(size, 'byte')}", quiet=quiet)
     return 0
+
+
+def artefact(obj, *, to: str, dialect: str = "sqlite", table: str | None = None, key: str | None = None,
+             proba: bool = False, dtype: str = "auto", opset: str | int = "auto", form: str | None = None,
+             name: str | None = None, replace: bool = False,
+             max_statement_bytes: int | None = None) -> tuple[str | bytes | dict, list]:
+    """What ``rulekit export`` writes for ``obj`` (text ending in a newline, ONNX as bytes, a dict of
+    files for dbt) and the exporter's warnings; ``rulekit studio``'s export buttons call it too."""
+    fn = exporters.get(to)
+    options: dict = {}
+    if to == "sql":
+        options = {"dialect": dialect, "table": table, "key": key, "proba": proba}
+        if form is not None or name is not None or replace:
+            options.update(form=form, name=name, replace=replace)
+        if max_statement_bytes is not None:
+            options["max_statement_bytes"] = max_statement_bytes
+    elif to == "onnx":
+        options = {"dtype": dtype, "opset": opset}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        result = fn(obj, **options)
+        if to == "onnx" and not isinstance(result, (bytes, str)):
+            result = result.SerializeToString()
+        if isinstance(result, str) and not result.endswith("\n"):
+            result += "\n"  # text files end with a newline (the bare SQL expression had none)
+    return result, caught
 
 
 def _write_tree(root: Path, files: dict, target: str, quiet: bool) -> int:
