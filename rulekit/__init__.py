@@ -37,7 +37,7 @@ def __getattr__(name: str):
 
 __version__ = "0.1.0"
 __all__ = ["Combiner", "Feature", "Model", "RuleBase", "RulekitError", "dsl", "export", "from_lightgbm",
-           "diff", "from_catboost", "from_sklearn", "from_xgboost", "load", "rename_features", "stats",
+           "diff", "from_onnx", "from_catboost", "from_sklearn", "from_xgboost", "load", "rename_features", "stats",
            "to_rules"]
 
 
@@ -80,6 +80,15 @@ def from_catboost(model_or_path, *, pool=None) -> Model:
 
     with gc_paused():
         return _from(model_or_path, pool=pool)
+
+
+def from_onnx(path_or_bytes_or_proto) -> Model:
+    """Convert an ONNX tree ensemble (``onnx.ModelProto``, file bytes or a path): skl2onnx,
+    onnxmltools and CatBoost exports, and rulekit's own; it computes what onnxruntime computes."""
+    from rulekit.importers.onnx import from_onnx as _from
+
+    with gc_paused():
+        return _from(path_or_bytes_or_proto)
 
 
 def stats(rb: RuleBase, X, y) -> RuleBase:

@@ -31,6 +31,8 @@ def sniff_format(path: Path, head: bytes) -> str:
         return "lightgbm"
     if head.startswith(PICKLE_MAGIC) or path.suffix in (".pkl", ".pickle", ".joblib"):
         return "sklearn"
+    if path.suffix.lower() == ".onnx" or (identify(head, path) or ("", ""))[1] == "onnx":
+        return "onnx"
     raise RulekitError(f"{path}: cannot tell which library wrote this model; pass --format (rulekit imports "
                        f"scikit-learn pickles, XGBoost JSON/UBJ and LightGBM text models)")
 

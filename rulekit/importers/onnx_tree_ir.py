@@ -1,0 +1,155 @@
+"""Decoded ONNX trees (:class:`~.onnx_trees.Ensemble`) -> IR tree graphs, one comparison at a time.
+
+onnxruntime compares ``x MODE threshold`` in the operator's type (float for float input, double for
+double input), and a NaN takes the true branch only where ``missing_value_tracks_true`` says so
+(BRANCH_NEQ: ``NaN != t`` is true, so NaN always goes there). Each mode becomes one IR split:
+
+* LEQ / LT: ``numeric`` ``<=`` / ``<``, true = branch 0;
+* GTE / GT: ``numeric`` ``<`` / ``<=`` with the branches swapped (``x >= t`` is ``not x < t``);
+* EQ / NEQ / MEMBER: a two-way ``nominal`` split on a feature whose tests are all equalities with
+  integral values: the feature becomes nominal with ``match="exact"`` and those integers as its
+  domain (a number that is no domain value is unseen, as it is unequal to every value in ONNX).
+
+A split whose two branches name the same child is that child. Trees are walked with an explicit
+stack; a split reached twice (a cycle or a shared subtree) is refused.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import networkx as nx
+import numpy as np
+
+from rulekit.importers.onnx_trees import MODES, Ensemble, OnnxModelError
+from rulekit.ir.tree import graph_from_parts
+
+EQUALITY = (4, 5, 6)  # BRANCH_EQ, BRANCH_NEQ, BRANCH_MEMBER
+
+
+def nominal_domains(ens: Ensemble) -> dict[int, tuple[int, ...]]:
+    """Features tested by equality: their sorted integer values. A feature tested both by
+    equality and by an order comparison, or against a non-integral value, is refused."""
+    values: dict[int, set] = {}
+    order: set[int] = set()
+    for i, (m, f) in enumerate(zip(ens.mode, ens.feature)):
+        if m in EQUALITY:
+            vals = ens.members.get(i, ()) if m == 6 else (ens.value[i],)
+            for v in vals:
+                if not (math.isfinite(v) and v == int(v) and abs(v) < 2**53):
+                    raise OnnxModelError(f"{ens.name}: node {i} tests feature {f} for equality with "
+                                         f"{v!r}; rulekit reads equality tests on integer values only")
+            values.setdefault(f, set()).update(int(v) for v in vals)
+        else:
+            order.add(f)
+    both = sorted(order & set(values))
+    if both:
+        raise OnnxModelError(f"{ens.name}: feature {both[0]} is tested both for equality and by order; "
+                             f"rulekit cannot represent that mix")
+    return {f: tuple(sorted(v)) for f, v in values.items()}
+
+
+class TreeReader:
+    """Builds IR graphs from one decoded ensemble; the nominal domains are worked out once.
+    ``float32``: the operator compares in float (thresholds rounded to float32 as onnxruntime
+    reads them), else in double."""
+
+    def __init__(self, ens: Ensemble, n_features: int, *, float32: bool, max_nodes: int = 50_000_000):
+        self.ens = ens
+        self.n_features = n_features
+        self.precision = "float32" if float32 else "float64"
+        self.domains = nominal_domains(ens)
+        self.code = {f: {v: i for i, v in enumerate(d)} for f, d in self.domains.items()}
+        self.max_nodes = max_nodes
+        self.total = 0
+
+    def leaves(self, root: int) -> list[int]:
+        """Leaf numbers reachable from ``root`` (each split visited once: a cycle is refused)."""
+        ens, out, stack = self.ens, [], [root]
+        seen = set()
+        while stack:
+            ref = stack.pop()
+            if ref < 0:
+                out.append(-1 - ref)
+                continue
+            if ref in seen:
+                _visit(ens, np.ones(1, bool), 0, ref)
+            seen.add(ref)
+            stack.append(ens.true_ref[ref])
+            if ens.false_ref[ref] != ens.true_ref[ref]:
+                stack.append(ens.false_ref[ref])
+        return out
+
+    def tree(self, root: int, leaf_value: Callable[[int], Sequence[float]]) -> nx.DiGraph:
+        """The IR graph of the tree at ``root``, leaf ``j`` holding ``leaf_value(j)``."""
+        ens = self.ens
+        seen = np.zeros(len(ens.mode), dtype=bool)
+        nodes: list[dict] = []
+        edges: list[tuple[int, int, dict]] = []
+        stack: list[tuple[int, int, int]] = [(root, -1, -1)]  # (ref, parent IR node, branch)
+        while stack:
+            ref, parent, branch = stack.pop()
+            while ref >= 0 and ens.true_ref[ref] == ens.false_ref[ref]:
+                _visit(ens, seen, ref)
+                ref = ens.true_ref[ref]
+            me = len(nodes)
+            if parent >= 0:
+                edges.append((parent, me, edges_attr(nodes[parent], branch)))
+            if ref < 0:
+                nodes.append({"kind": "leaf", "value": tuple(float(v) for v in leaf_value(-1 - ref))})
+                continue
+            _visit(ens, seen, ref)
+            node, first, second = _split(ens, ref, self.n_features, self.precision, self.code)
+            nodes.append(node)
+            stack.append((second, me, 1))
+            stack.append((first, me, 0))
+        self.total += len(nodes)
+        if self.total > self.max_nodes:
+            raise OnnxModelError(f"{ens.name}: more than {self.max_nodes} nodes in the trees")
+        for a in nodes:
+            a.pop("_sets", None)
+        return graph_from_parts(nodes, edges)
+
+
+def edges_attr(parent: dict, branch: int) -> dict:
+    if parent["kind"] != "nominal":
+        return {"branch": branch}
+    return {"branch": branch, "values": parent["_sets"][branch]}
+
+
+def _visit(ens: Ensemble, seen: np.ndarray, ref: int, name: int | None = None) -> None:
+    if seen[ref]:
+        raise OnnxModelError(f"{ens.name}: node {ref if name is None else name} is reached twice (a cycle in the node ids, or a "
+                             f"subtree shared by two branches)")
+    seen[ref] = True
+
+
+def _split(ens: Ensemble, i: int, n_features: int, precision: str, code: dict) -> tuple[dict, int, int]:
+    """The IR node for split ``i`` and the refs of its branch 0 and branch 1 children."""
+    m, f, t = ens.mode[i], ens.feature[i], ens.value[i]
+    if not 0 <= f < n_features:
+        raise OnnxModelError(f"{ens.name}: node {i} reads feature {f}, outside the input's "
+                             f"{n_features} columns")
+    yes, no, nan_yes = ens.true_ref[i], ens.false_ref[i], ens.missing_true[i]
+    if m in EQUALITY:
+        vals = ens.members.get(i, ()) if m == 6 else (t,)
+        codes = tuple(sorted({code[f][int(v)] for v in vals}))
+        if m == 5:  # x != t: the value goes to false, everything else (NaN too) to true
+            return ({"kind": "nominal", "feature": f, "missing": 1, "_sets": (codes, None)}, no, yes)
+        return ({"kind": "nominal", "feature": f, "missing": 0 if nan_yes else 1, "_sets": (codes, None)},
+                yes, no)
+    if math.isnan(t):
+        raise OnnxModelError(f"{ens.name}: node {i} has a NaN threshold")
+    if precision == "float32":
+        t = float(np.float32(t))
+    op = "<=" if m in (0, 3) else "<"
+    node = {"kind": "numeric", "feature": f, "threshold": float(t), "op": op, "precision": precision}
+    if m in (0, 1):  # x <= t / x < t: true is branch 0
+        node["missing"] = 0 if nan_yes else 1
+        return node, yes, no
+    node["missing"] = 1 if nan_yes else 0  # x > t / x >= t: true is branch 1
+    return node, no, yes
+
+
+__all__ = ["MODES", "TreeReader", "nominal_domains"]
