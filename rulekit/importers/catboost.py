@@ -218,6 +218,14 @@ class _Reader:
         self.cat_codes: list[dict[int, int]] = [{} for _ in cats]  # hash -> domain code
         self.cat_domains: list[list[str]] = [[] for _ in cats]
         self.ctr_features = self._ctr_features(floats, cats)
+        # split_index numbers every border, then every one-hot value: CatBoost reads a split by it
+        self.split_of_index: dict[int, tuple[str, int, Any]] = {}
+        index = 0
+        for kind, items, key in (("float", floats, "borders"), ("cat", cats, "values")):
+            for pos, item in enumerate(items):
+                for v in item.get(key) or ():
+                    self.split_of_index[index] = (kind, pos, v)
+                    index += 1
 
     def _ctr_features(self, floats: list, cats: list) -> dict[int, list[str]]:
         """split_index of each CTR border -> the categorical feature names it encodes."""
@@ -252,6 +260,18 @@ class _Reader:
 
     # splits --------------------------------------------------------------------------------------
     def _split(self, s: Any) -> Split:
+        split = self._read_split(s)
+        if "split_index" in s and split[0] in ("float", "onehot"):
+            kind = "float" if split[0] == "float" else "cat"
+            pos = int(s["float_feature_index" if kind == "float" else "cat_feature_index"])
+            value = s["border" if kind == "float" else "value"]
+            known = self.split_of_index.get(int(s["split_index"]))
+            if known is None or known[:2] != (kind, pos) or float(known[2]) != float(value):
+                raise CatBoostModelError(f"split_index {s['split_index']} does not name the split it "
+                                         f"is written with ({kind} feature {pos}, {value!r})")
+        return split
+
+    def _read_split(self, s: Any) -> Split:
         kind = _get(s, "split_type", "split")
         if kind == "FloatFeature":
             i = int(_get(s, "float_feature_index", "split"))
