@@ -318,3 +318,74 @@ def test_fitted_object_errors():
     assert "CatBoost" in msg
     msg = _error(from_catboost, catboost.CatBoostRegressor())
     assert "not fitted" in msg
+
+
+@pytest.mark.parametrize("labels", [[True, False], [3, 7], ["no", "yes"], [5, 2, 9]], ids=str)
+def test_class_labels_keep_their_type_and_order(labels):
+    df = frame()
+    y = np.array(labels)[target(df, "bin") if len(labels) == 2 else
+                         (df["x0"].to_numpy() > 0).astype(int) + (df["c"] == "b").to_numpy()]
+    est = catboost.CatBoostClassifier(iterations=10, depth=3, cat_features=["c"], one_hot_max_size=8,
+                                      **KW).fit(df, y)
+    model = from_catboost(est, pool=df)
+    assert model.classes == sorted(labels) == [v.item() if hasattr(v, "item") else v for v in est.classes_]
+    assert_parity(est, model, probe(model, df))
+
+
+def test_cross_entropy_with_probability_targets():
+    df = frame()
+    est = catboost.CatBoostClassifier(loss_function="CrossEntropy", iterations=10, depth=3,
+                                      cat_features=["c"], one_hot_max_size=8, **KW)
+    est.fit(df, 1 / (1 + np.exp(-df["x0"].to_numpy())))
+    model = from_catboost(est, pool=df)
+    assert model.classes == [0, 1] and model.source["loss"] == "CrossEntropy"
+    assert_parity(est, model, probe(model, df))
+
+
+def test_integer_categories_and_a_categorical_feature_no_tree_tests():
+    df = frame()
+    rng = np.random.default_rng(5)
+    df["k"] = rng.integers(0, 4, len(df))
+    df["u"] = rng.choice(["p", "q"], len(df))
+    y = target(df, "bin") ^ (df["k"] == 2).to_numpy()
+    est = catboost.CatBoostClassifier(iterations=15, depth=3, cat_features=["c", "k", "u"],
+                                      one_hot_max_size=8, **KW).fit(df, y)
+    model = from_catboost(est, pool=df)
+    k = model.features[4]
+    assert k.kind == "nominal" and set(k.domain) <= {"0", "1", "2", "3"}  # CatBoost hashes the text
+    P = probe(model, df.drop(columns=["k", "u"])).assign(
+        k=lambda t: np.resize(df["k"].to_numpy(), len(t)), u=lambda t: np.resize(df["u"].to_numpy(), len(t)))
+    P.loc[::13, "k"] = 7  # unseen
+    assert_parity(est, model, P)
+
+
+def test_rules_and_dsl_round_trip_equal_catboost():
+    df = frame()
+    est = fit("multi", df, iterations=8, depth=3)
+    model = from_catboost(est, pool=df)
+    P = probe(model, df)
+    rb = rulekit.to_rules(model)
+    back = rulekit.dsl.loads(rulekit.dsl.dumps(rb, exact=True))
+    want = est.predict(P, prediction_type="Class").ravel().tolist()
+    for rules in (rb, back):
+        assert rules.predict(P).tolist() == want
+        np.testing.assert_allclose(rules.predict_proba(P), est.predict_proba(P), rtol=0, atol=1e-12)
+
+
+def test_cli_predict_on_csv_equals_catboost(tmp_path, capsys):
+    df = frame()
+    est = fit("bin", df, iterations=8, depth=3)
+    est.save_model(str(tmp_path / "m.json"), format="json", pool=catboost.Pool(df, cat_features=["c"]))
+    model = load_file(tmp_path / "m.json")
+    P = probe(model, df)
+    P = P[P["c"] != ""]  # an empty CSV cell is missing, which CatBoost refuses for a category
+    P.to_csv(tmp_path / "p.csv", index=False)
+    code, err = _cli(["import", str(tmp_path / "m.json"), "-o", str(tmp_path / "model.json")], capsys)
+    assert code == 0, err
+    code, err = _cli(["predict", str(tmp_path / "model.json"), str(tmp_path / "p.csv"), "--proba",
+                      "-o", str(tmp_path / "pred.csv")], capsys)
+    assert code == 0, err
+    pred = pd.read_csv(tmp_path / "pred.csv")
+    Q = pd.read_csv(tmp_path / "p.csv", keep_default_na=False, na_values={c: [""] for c in P.columns if c != "c"})
+    assert pred["prediction"].tolist() == est.predict(Q).ravel().tolist()
+    np.testing.assert_allclose(pred[["proba:0", "proba:1"]].to_numpy(), est.predict_proba(Q), rtol=0, atol=1e-12)
