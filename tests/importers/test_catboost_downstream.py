@@ -68,3 +68,53 @@ def test_catboost_own_onnx_export_refuses_categorical_features(tmp_path):
     est, _ = _fit_hostile("SymmetricTree", "bin")
     with pytest.raises(Exception, match="categorical"):
         est.save_model(str(tmp_path / "m.onnx"), format="onnx")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'rulekit[spark]')")
+    import os
+
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"  # its traffic stays on loopback
+    from pyspark.sql import SparkSession
+
+    try:
+        session = (SparkSession.builder.master("local[2]").appName("rulekit-catboost-tests")
+                   .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+                   .config("spark.driver.host", "127.0.0.1").config("spark.driver.memory", "1g")
+                   .getOrCreate())
+    except Exception as err:  # noqa: BLE001 - no Java, no Spark: skip with the reason
+        pytest.skip(f"Spark could not start: {type(err).__name__}: {err}")
+    yield session
+    session.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+@pytest.mark.parametrize("kind", ["reg", "bin", "multi"])
+def test_spark_sql_equals_catboost(spark, kind):
+    import math
+
+    from pyspark.sql.types import DoubleType, IntegerType, StringType, StructField, StructType
+
+    from rulekit.exporters.sql import to_sql
+
+    est, hdf = _fit_hostile("Depthwise", kind)
+    model = from_catboost(est, pool=hdf)
+    P = probe(model, hdf, cat="c; drop table t")
+    names = model.feature_names
+    fields = [StructField("row_id", IntegerType(), False)] + [
+        StructField(f.name, StringType() if f.kind == "nominal" else DoubleType(), True) for f in model.features]
+    rows = []
+    for i, rec in enumerate(P[names].itertuples(index=False)):
+        rows.append((i, *[None if isinstance(v, float) and math.isnan(v) else v for v in rec]))
+    spark.createDataFrame(rows, StructType(fields)).createOrReplaceTempView("cb_rows")
+    proba = model.task == "classification"
+    sql = to_sql(model, dialect="spark", table="cb_rows", key="row_id", proba=proba)
+    got = sorted((tuple(r) for r in spark.sql(sql).collect()), key=lambda r: r[0])
+    assert [r[0] for r in got] == list(range(len(P)))
+    if kind == "reg":
+        np.testing.assert_allclose([r[1] for r in got], est.predict(P), rtol=0, atol=1e-12)
+        return
+    assert [str(r[1]) for r in got] == [str(v) for v in est.predict(P).ravel()]
+    np.testing.assert_allclose([r[2:] for r in got], est.predict_proba(P), rtol=0, atol=1e-12)
