@@ -95,8 +95,13 @@ def spark():
 def test_spark_sql_equals_catboost(spark, kind):
     import math
 
-    from pyspark.sql.types import DoubleType, IntegerType, StringType, StructField, StructType
-
+    from pyspark.sql.types import (
+        DoubleType,
+        IntegerType,
+        StringType,
+        StructField,
+        StructType,
+    )
     from rulekit.exporters.sql import to_sql
 
     est, hdf = _fit_hostile("Depthwise", kind)
