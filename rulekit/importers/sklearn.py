@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from rulekit.errors import RulekitError
+from rulekit.importers.pipeline import from_pipeline, is_pipeline
 from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.ir.tree import graph_from_parts
 
@@ -84,12 +85,28 @@ def _check_fitted(est: Any) -> None:
 
 
 def from_sklearn(est: Any) -> Model:
-    """Convert a fitted scikit-learn tree, forest or boosting model (Pipeline: its last step)."""
-    if hasattr(est, "steps"):
-        if len(est.steps) > 1:
-            raise RulekitError("a Pipeline with preprocessing steps cannot be converted exactly; "
-                               "convert its final estimator and apply the preprocessing yourself")
-        est = est.steps[-1][1]
+    """Convert a fitted scikit-learn tree, forest or boosting model, or a ``Pipeline`` ending in one
+    (or in an XGBoost/LightGBM model) whose preprocessing is folded in (:mod:`pipeline`)."""
+    if is_pipeline(est):
+        return from_pipeline(est, final_estimator)
+    return _from_estimator(est)
+
+
+def final_estimator(est: Any) -> Model:
+    """The model of a pipeline's last step: scikit-learn's, or an XGBoost/LightGBM scikit-learn model."""
+    module = type(est).__module__.split(".")[0]
+    if module == "xgboost":
+        from rulekit.importers.xgboost import from_xgboost
+
+        return from_xgboost(est)
+    if module == "lightgbm":
+        from rulekit.importers.lightgbm import from_lightgbm
+
+        return from_lightgbm(est)
+    return _from_estimator(est)
+
+
+def _from_estimator(est: Any) -> Model:
     name = type(est).__name__
     if name.startswith("HistGradientBoosting"):
         from rulekit.importers.sklearn_hist import from_hist_gradient_boosting

@@ -27,6 +27,7 @@ import numpy as np
 
 from rulekit.errors import RulekitError
 from rulekit.importers.sklearn import _classes, _sklearn_version
+from rulekit.importers.sklearn_categories import domain_value as _domain_value
 from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.ir.tree import TreeBuilder
 
@@ -50,20 +51,6 @@ def _column_map(est: Any, n: int) -> np.ndarray:
         raise RulekitError(f"{type(est).__name__}: unexpected preprocessor layout; cannot map "
                            f"features back to input columns")
     return out
-
-
-def _domain_value(v: Any, feature: str) -> str | int:
-    """A category as the IR stores it: text stays text, whole numbers become ints."""
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, str):
-        return v
-    if isinstance(v, (bool, int)):
-        return int(v)
-    if isinstance(v, float) and math.isfinite(v) and v.is_integer():
-        return int(v)
-    raise RulekitError(f"categorical feature {feature!r} has category {v!r}; rulekit domains hold "
-                       f"text or whole numbers only")
 
 
 def _categorical_domains(est: Any, colmap: np.ndarray, names: list[str]) -> dict[int, tuple]:
