@@ -71,7 +71,11 @@ def from_catboost(obj: Any, *, pool: Any = None) -> Model:
     if pool is not None and not hasattr(pool, "get_cat_feature_indices"):
         from catboost import Pool
 
-        pool = Pool(pool, cat_features=obj.get_cat_feature_indices())
+        try:
+            pool = Pool(pool, cat_features=obj.get_cat_feature_indices())
+        except Exception as err:  # noqa: BLE001 - CatBoostError: one line
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise RulekitError(f"pool: catboost cannot read it as the model's training data ({first})") from None
     doc = _json_of(obj, pool)
     return model_from_json(doc, extra_source={"estimator": type(obj).__name__})
 

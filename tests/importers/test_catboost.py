@@ -389,3 +389,56 @@ def test_cli_predict_on_csv_equals_catboost(tmp_path, capsys):
     Q = pd.read_csv(tmp_path / "p.csv", keep_default_na=False, na_values={c: [""] for c in P.columns if c != "c"})
     assert pred["prediction"].tolist() == est.predict(Q).ravel().tolist()
     np.testing.assert_allclose(pred[["proba:0", "proba:1"]].to_numpy(), est.predict_proba(Q), rtol=0, atol=1e-12)
+
+
+def _written(tmp_path, doc: dict):
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(doc))
+    est = catboost.CatBoostClassifier()
+    est.load_model(str(path), format="json")
+    return est, load_file(path)
+
+
+def _selector(n_leaves: int) -> dict:
+    return {"float_features": [{"feature_index": 0, "flat_feature_index": 0, "feature_id": "x",
+                                "has_nans": False, "nan_value_treatment": "AsIs",
+                                "borders": [i + 0.5 for i in range(n_leaves - 1)]}]}
+
+
+def test_labels_at_ties_follow_catboost(tmp_path):
+    """Logloss: class 1 iff raw > 0 (a raw score of 1e-20 has probability 0.5 and class 1);
+    MultiClass: the first class of the largest raw score. Non-symmetric 'left' is bit 0."""
+    vals = [0.0, 1e-20, -1e-20, 5e-324, -0.0, 1e-300, 1e-16, -5e-17]
+
+    def split(i):
+        return {"split_type": "FloatFeature", "float_feature_index": 0, "border": i + 0.5, "split_index": i}
+
+    def node(lo, hi):  # leaves lo..hi-1 of a balanced tree over x = 0..7
+        if hi - lo == 1:
+            return {"value": vals[lo]}
+        mid = (lo + hi) // 2
+        return {"split": split(mid - 1), "left": node(lo, mid), "right": node(mid, hi)}
+
+    doc = {"features_info": _selector(8), "trees": [node(0, 8)], "scale_and_bias": [1.0, [0.0]],
+           "model_info": {"params": {"loss_function": {"type": "Logloss"}},
+                          "class_params": {"class_label_type": "Integer", "class_names": [0, 1],
+                                           "class_to_label": [0, 1]}}}
+    est, model = _written(tmp_path, doc)
+    X = np.arange(8, dtype=np.float64).reshape(-1, 1)
+    assert model.predict(X).tolist() == est.predict(X, prediction_type="Class").tolist() == [0, 1, 0, 1, 0, 1, 1, 0]
+    assert np.array_equal(model.raw_output(X)[:, 0], est.predict(X, prediction_type="RawFormulaVal"))
+    doc = {"features_info": _selector(2), "scale_and_bias": [1.0, [0.0, 0.0, 0.0]],
+           "oblivious_trees": [{"splits": [split(0)], "leaf_values": [1.0, 1.0, 0.0, 0.0, 2.0, 2.0]}],
+           "model_info": {"params": {"loss_function": {"type": "MultiClass"}},
+                          "class_params": {"class_label_type": "String", "class_names": ["a", "b", "c"],
+                                           "class_to_label": [0, 1, 2]}}}
+    est, model = _written(tmp_path, doc)
+    X = np.array([[0.0], [1.0]])
+    assert model.predict(X).tolist() == est.predict(X, prediction_type="Class").ravel().tolist() == ["a", "b"]
+
+
+def test_a_pool_catboost_cannot_read_is_one_line():
+    df = frame()
+    est = fit("bin", df, iterations=3, depth=2)
+    msg = _error(from_catboost, est, pool=df.assign(c=np.nan))
+    assert msg.startswith("pool: catboost cannot read")
