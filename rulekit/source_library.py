@@ -20,7 +20,7 @@ from rulekit.errors import RulekitError
 from rulekit.ir.data import to_matrix
 from rulekit.table import Table
 
-LIBRARY_MODULES = {"xgboost": "xgboost", "lightgbm": "lightgbm", "sklearn": "sklearn"}
+LIBRARY_MODULES = {"xgboost": "xgboost", "lightgbm": "lightgbm", "sklearn": "sklearn", "catboost": "catboost"}
 
 
 @dataclass
@@ -72,6 +72,11 @@ def load(path: Path, obj, *, allow_pickle: bool = False) -> SourceLibrary:
             est.load_model(str(path))
         elif fmt == "lightgbm":
             est = module.Booster(model_file=str(path))
+        elif fmt == "catboost":
+            est = module.CatBoostClassifier() if obj.task == "classification" else module.CatBoostRegressor()
+            with path.open("rb") as fh:
+                binary = fh.read(4) == b"CBM1"
+            est.load_model(str(path), format="cbm" if binary else "json")
         else:
             if not allow_pickle:
                 raise RulekitError(f"{path}: a scikit-learn model is a pickle, which runs code when "
@@ -89,6 +94,11 @@ def load(path: Path, obj, *, allow_pickle: bool = False) -> SourceLibrary:
 def _frame(lib: SourceLibrary, obj, table: Table):
     """The rows as the library takes them: numbers as float64, nominal text as codes (LightGBM,
     XGBoost) or a DataFrame of the user's values (scikit-learn, which fitted the encoding)."""
+    if lib.format == "catboost":  # the user's values: CatBoost hashes category text itself
+        import pandas as pd
+
+        return pd.DataFrame({f.name: [None if v is None else str(v) for v in table[f.name]]
+                             if f.kind == "nominal" else to_matrix(table, [f])[:, 0] for f in obj.features})
     M = to_matrix(table, obj.features)
     if lib.format == "sklearn":
         names = getattr(lib.estimator, "feature_names_in_", None)
@@ -117,6 +127,8 @@ def _score(lib: SourceLibrary, obj, X):
     pred = np.asarray(est.predict(X))
     if lib.format == "xgboost":  # XGBoost predicts class indices
         pred = np.asarray(obj.classes, dtype=object)[pred.astype(np.int64)]
+    if lib.format == "catboost":  # multiclass labels come as a column
+        pred = pred.ravel()
     return pred.astype(object), proba
 
 
@@ -125,14 +137,18 @@ def score(lib: SourceLibrary, obj, table: Table) -> LibraryScores:
     GradientBoosting refuses missing values: then only the rows without any are scored."""
     n = len(next(iter(table.values()))) if table else 0
     X = _frame(lib, obj, table)
-    try:
-        pred, proba = _score(lib, obj, X)
-        return LibraryScores(pred, proba, np.ones(n, dtype=bool))
-    except ValueError as err:
-        M = to_matrix(table, obj.features)
-        ok = ~np.isnan(M).any(axis=1)
-        if ok.all():
-            raise RulekitError(f"{lib.path}: {lib.name} cannot score the rows ({err})") from None
+    ok = None
+    if lib.format == "catboost":  # CatBoost refuses a missing category: those rows are left out
+        ok = ~X[[f.name for f in obj.features if f.kind == "nominal"]].isna().any(axis=1).to_numpy()
+    if ok is None or ok.all():
+        try:
+            pred, proba = _score(lib, obj, X)
+            return LibraryScores(pred, proba, np.ones(n, dtype=bool))
+        except ValueError as err:
+            M = to_matrix(table, obj.features)
+            ok = ~np.isnan(M).any(axis=1)
+            if ok.all():
+                raise RulekitError(f"{lib.path}: {lib.name} cannot score the rows ({err})") from None
     sub = X[ok] if isinstance(X, np.ndarray) else X.loc[ok]
     pred, proba = _score(lib, obj, sub)
     full_pred = np.empty(n, dtype=pred.dtype)
