@@ -442,3 +442,24 @@ def test_a_pool_catboost_cannot_read_is_one_line():
     est = fit("bin", df, iterations=3, depth=2)
     msg = _error(from_catboost, est, pool=df.assign(c=np.nan))
     assert msg.startswith("pool: catboost cannot read")
+
+
+@pytest.mark.parametrize("saved", ["json", "cbm"])
+def test_verify_against_catboost_itself(tmp_path, capsys, saved):
+    """``rulekit verify --source-model`` runs CatBoost on the same rows (rows with a missing
+    category, which CatBoost refuses, are left out and said so)."""
+    df = frame() if saved == "json" else frame().drop(columns="c")
+    est = fit("multi", df, iterations=6, depth=3, **({} if saved == "json" else {"cat_features": []}))
+    src = tmp_path / f"m.{saved}"
+    est.save_model(str(src), format=saved, **({"pool": catboost.Pool(df, cat_features=["c"])}
+                                               if saved == "json" else {}))
+    model = tmp_path / "model.json"
+    code, err = _cli(["import", str(src), "-o", str(model)], capsys)
+    assert code == 0, err
+    df.iloc[:200].to_csv(tmp_path / "d.csv", index=False)
+    with pytest.raises(SystemExit) as exc:
+        main(["verify", str(model), str(tmp_path / "d.csv"), "--backends", "python", "--source-model", str(src)])
+    out = capsys.readouterr()
+    assert exc.value.code == 0, out.out + out.err
+    assert f"against catboost {catboost.__version__} itself" in out.out
+    assert ("refuses them" in out.out) == (saved == "json")
