@@ -2,9 +2,10 @@
 conclusions every export would emit wrong (the whole-base checks are in :mod:`rulekit.dsl.lint_base`).
 
 * a rule that can never fire: its tests contradict each other, or (first-hit, and within each group
-  of an ensemble) an earlier rule matches every row it matches;
+  of an ensemble) an earlier rule matches every row it matches (the general case, several earlier
+  rules that together cover it, and vote sets' overlaps with an example input are in
+  :mod:`rulekit.dsl.lint_regions`);
 * duplicate rules;
-* in a vote set, rules that overlap (some row matches both) but conclude differently;
 * a test implied by the rule's other tests (``x > 3 and x > 5``), or always true.
 
 Reasoning is per feature, in the rule base's own comparison semantics: every numeric test becomes
@@ -22,6 +23,7 @@ import math
 from typing import NamedTuple
 
 from rulekit import semantics
+from rulekit.dsl import lint_regions
 from rulekit.dsl.lint_base import DEFAULT, Finding, base_findings
 from rulekit.rules.base import And, Compare, InSet, IsMissing, Linear, Not, Or, RuleBase
 
@@ -303,14 +305,25 @@ def lint(rb: RuleBase, rule_pos: list[tuple[int, int]] | None = None) -> list[Fi
     groups: dict[int, list[int]] = {}
     for i, r in enumerate(rb.rules):
         groups.setdefault(r.group if rb.combiner is not None else 0, []).append(i)
+    small = any(len(m) <= lint_regions.MAX_RULES for m in groups.values())
+    regions = lint_regions.Regions(rb) if small else None
+    exact = frozenset(i for i, bs in enumerate(regions.per_rule) if bs is not None) if small else frozenset()
+    budget = [lint_regions.BUDGET]
     for members in groups.values():
-        findings.extend(_pairwise(rb, schema, sums, members, ordered, rule_pos))
+        found = _pairwise(rb, schema, sums, members, ordered, rule_pos, exact)
+        skip = {f.rule for f in found} | {i for i in members if sums[i].never}
+        findings.extend(found)
+        if len(members) <= lint_regions.MAX_RULES:
+            findings.extend(lint_regions.region_findings(regions, members, ordered, skip,
+                                                         lambda i: _name(rb, i, rule_pos), budget))
     findings.extend(base_findings(rb))
     findings.sort(key=lambda f: (f.rule == DEFAULT, f.rule, -1 if f.literal is None else f.literal))
     return findings[:MAX_FINDINGS]
 
 
-def _pairwise(rb, schema, sums, members, ordered, where) -> list[Finding]:
+def _pairwise(rb, schema, sums, members, ordered, where, exact=frozenset()) -> list[Finding]:
+    """Repeated conditions, and (first-hit) rules one earlier rule covers, judged on summaries;
+    rules in ``exact`` are left to :mod:`rulekit.dsl.lint_regions` (which finds every such case)."""
     out: list[Finding] = []
     seen: dict = {}
     for j in members:
@@ -337,7 +350,7 @@ def _pairwise(rb, schema, sums, members, ordered, where) -> list[Finding]:
         have = [frozenset(sums[i].cons) for i in members]
         need = [_constrained(schema, sums[i]) for i in members]
         for jj, j in enumerate(members):
-            if j in dup or sums[j].never:
+            if j in dup or sums[j].never or j in exact:
                 continue
             for ii in range(jj):
                 i = members[ii]
@@ -346,19 +359,6 @@ def _pairwise(rb, schema, sums, members, ordered, where) -> list[Finding]:
                 if schema.covers(sums[i], sums[j]):
                     out.append(Finding(j, None, f"this rule can never fire: {_name(rb, i, where)} comes first "
                                                 "and matches every row this one matches"))
-                    break
-    elif rb.semantics == "vote":
-        for jj, j in enumerate(members):
-            if j in dup or sums[j].never or sums[j].opaque:
-                continue
-            lj = rb.rules[j].conclusion.label
-            for ii in range(jj):
-                i = members[ii]
-                if rb.rules[i].conclusion.label == lj and type(rb.rules[i].conclusion.label) is type(lj):
-                    continue
-                if schema.overlap(sums[i], sums[j]):
-                    out.append(Finding(j, None, f"overlaps {_name(rb, i, where)} (some rows match both) "
-                                                f"with a different conclusion"))
                     break
     return out
 

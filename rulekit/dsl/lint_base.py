@@ -99,7 +99,7 @@ def uncovered(rb: RuleBase) -> list[boxes.Box] | None:
         for b in bs:
             if any(not isinstance(k, int) for k in b.items):
                 return None  # an oblique sum: its key is not a feature
-            regions = _subtract(regions, b, schema)
+            regions = subtract(regions, b, schema)
             if regions is None:
                 return None
         if not regions:
@@ -113,7 +113,9 @@ def always_true(rb: RuleBase, i: int) -> bool:
     return uncovered(one) == []
 
 
-def _subtract(regions, b: boxes.Box, schema) -> list[boxes.Box] | None:
+def subtract(regions, b: boxes.Box, schema, max_pieces: int = MAX_PIECES) -> list[boxes.Box] | None:
+    """``regions`` (boxes) minus box ``b``, as boxes; None when that takes more than ``max_pieces``.
+    Boxes ``b`` does not meet are kept as the same objects."""
     out: list[boxes.Box] = []
     for reg in regions:
         if any(boxes.intersect(reg.items.get(k, schema.universe(k, True)), c).is_empty for k, c in b.items.items()):
@@ -126,7 +128,7 @@ def _subtract(regions, b: boxes.Box, schema) -> list[boxes.Box] | None:
             if not outside.is_empty:
                 out.append(boxes.Box({**rest, k: outside}))
             rest[k] = boxes.intersect(cur, c)
-        if len(out) > MAX_PIECES:
+        if len(out) > max_pieces:
             return None
     return out
 

@@ -1,0 +1,366 @@
+"""Lint checks on rules' input regions, exact in the rule algebra of :mod:`rulekit.rules.boxes`.
+
+* a rule that can never fire because its condition holds for no input at all (also when its tests
+  contradict each other only across features, ``(a > 1 or b > 1) and a <= 1 and b <= 1``);
+* first-hit (and each group of an ensemble): a rule whose region is covered by the *union* of the
+  earlier rules' regions, with the earlier rules that together cover it as the witness;
+* vote: two rules with different labels whose regions meet, with an example input where both fire.
+
+Regions are exact (float32 rule bases are judged by what float32 comparisons do, missing values by
+three-valued logic). A rule whose region cannot be computed (an oblique sum, too many pieces) and a
+rule base that would cost more than :data:`BUDGET` box subtractions are left unchecked: a finding is
+only given when it is certain. A bounding-interval prefilter (numpy, on the features the later rule
+tests) keeps pairs of rules that cannot meet away from the exact algebra.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rulekit.dsl.lint_base import Finding
+from rulekit.dsl.printer import condition
+from rulekit.errors import RulekitError
+from rulekit.rules import boxes
+from rulekit.rules.base import And, Compare, IsMissing, RuleBase
+
+MAX_RULES = 3000  # rules per group checked (larger groups: skipped, as the pairwise checks are)
+MAX_PIECES = 64  # pieces of one rule's remaining region before its shadowing check gives up
+BUDGET = 4000  # steps of the covering search per lint call (bounds the time on heavily overlapping bases)
+MAX_WITNESSES = 5  # earlier rules named in a shadowing message
+
+
+class Regions:
+    """Every rule's region as boxes (None: not computable) with the boxes' bounding intervals."""
+
+    def __init__(self, rb: RuleBase):
+        self.rb = rb
+        self.schema = boxes.Schema(rb)
+        nf = len(rb.features)
+        self.per_rule: list[list[boxes.Box] | None] = []
+        owner: list[int] = []
+        flat: list[boxes.Box] = []
+        for i, r in enumerate(rb.rules):
+            try:
+                bs = boxes.condition_boxes(r.condition, self.schema)
+            except (boxes.TooComplex, RulekitError, TypeError):
+                bs = None
+            if bs is not None and any(not isinstance(k, int) for b in bs for k in b.items):
+                bs = None  # an oblique sum: its key is not a feature, points cannot be built
+            self.per_rule.append(bs)
+            for b in bs or ():
+                owner.append(i)
+                flat.append(b)
+        self.owner = np.asarray(owner, dtype=np.int64)
+        self.flat = flat
+        self.first_box = np.searchsorted(self.owner, np.arange(len(rb.rules) + 1)) if flat else \
+            np.zeros(len(rb.rules) + 1, dtype=np.int64)
+        n = len(flat)
+        # column-major bounding intervals: lo/hi per numeric feature, a code bit mask per nominal one
+        # (domains of 63 values or more: every bit), whether missing is in; ``strict``: bit k set when
+        # the box excludes a missing value of feature k
+        self.lo = np.full((nf, n), -math.inf)
+        self.hi = np.full((nf, n), math.inf)
+        self.miss = np.ones((nf, n), dtype=bool)
+        self.mask = np.full((nf, n), ~np.uint64(0), dtype=np.uint64)
+        self.words = nf // 64 + 1
+        self.strict = np.zeros((self.words, n), dtype=np.uint64)
+        for bi, b in enumerate(flat):
+            for k, c in b.items.items():
+                self.miss[k, bi] = c.missing
+                if not c.missing:
+                    self.strict[k // 64, bi] |= np.uint64(1 << (k % 64))
+                if isinstance(c, boxes.NumSet):
+                    if c.intervals:
+                        self.lo[k, bi] = c.intervals[0][0].at
+                        self.hi[k, bi] = c.intervals[-1][1].at
+                    else:
+                        self.lo[k, bi], self.hi[k, bi] = math.inf, -math.inf
+                elif c.size < 63:
+                    self.mask[k, bi] = np.uint64(sum(1 << (code + 1) for code in c.codes))
+
+    def meeting(self, j: int, before: np.ndarray) -> np.ndarray:
+        """Boxes (indices into ``flat``) among ``before`` that may meet a box of rule ``j``."""
+        out = np.zeros(len(before), dtype=bool)
+        for bj in range(self.first_box[j], self.first_box[j + 1]):
+            ok = np.ones(len(before), dtype=bool)
+            for k in self.flat[bj].items:
+                lo, hi, miss, mask = self.lo[k], self.hi[k], self.miss[k], self.mask[k]
+                ok &= ((np.maximum(lo[before], lo[bj]) <= np.minimum(hi[before], hi[bj]))
+                       & ((mask[before] & mask[bj]) != 0)) | (miss[before] & miss[bj])
+            out |= ok
+        return before[out]
+
+    def holding(self, point: dict, cand: np.ndarray) -> np.ndarray:
+        """Boxes among ``cand`` whose bounding intervals hold ``point`` (key -> value, code or None;
+        features it leaves out are missing)."""
+        given = [0] * self.words
+        for k, v in point.items():
+            if v is not None:
+                given[k // 64] |= 1 << (k % 64)
+        ok = np.ones(len(cand), dtype=bool)
+        for w in range(self.words):
+            ok &= (self.strict[w, cand] & np.uint64(~given[w] & ((1 << 64) - 1))) == 0
+        cand = cand[ok]
+        for k, v in point.items():
+            if not len(cand):
+                break
+            if v is None:
+                cand = cand[self.miss[k, cand]]
+            elif self.schema.is_nominal(k):
+                if self.schema.size(k) < 63:
+                    cand = cand[(self.mask[k, cand] & np.uint64(1 << (v + 1))) != 0]
+            else:
+                cand = cand[(self.lo[k, cand] <= v) & (v <= self.hi[k, cand])]
+        return cand
+
+
+def region_findings(reg: Regions, members: list[int], ordered: bool, skip: set[int], name,
+                    budget: list[int]) -> list[Finding]:
+    """Findings for one group of rules (indices ``members``, in order; ``ordered``: first-hit); rules
+    in ``skip`` are already reported. ``name(i)`` names rule ``i``; ``budget`` (box subtractions left,
+    shared by the groups of one lint call) is spent in place."""
+    if len(members) > MAX_RULES or not members:
+        return []
+    rb = reg.rb
+    out: list[Finding] = []
+    live = np.zeros(len(reg.flat), dtype=bool)  # boxes of earlier rules that can decide a row
+    vote = not ordered and rb.semantics == "vote" and rb.task == "classification"
+    if vote:
+        labels = {}
+        code = np.asarray([labels.setdefault((type(r.conclusion.label), r.conclusion.label), len(labels))
+                           for r in rb.rules], dtype=np.int64)
+        box_label = code[reg.owner] if len(reg.flat) else np.zeros(0, dtype=np.int64)
+    for j in members:
+        bs = reg.per_rule[j]
+        first, last = reg.first_box[j], reg.first_box[j + 1]
+        if bs is not None and not bs:
+            if j not in skip:
+                out.append(Finding(j, None, "this rule can never fire: no input satisfies its condition"))
+            continue
+        if bs is not None and j not in skip and budget[0] > 0 and (ordered or vote):
+            earlier = np.flatnonzero(live[:first] if not vote else live[:first] & (box_label[:first] != code[j]))
+            if ordered and len(earlier) and not len(reg.holding(_point(bs[-1], reg.schema), earlier)):
+                earlier = earlier[:0]  # a point of the rule no earlier rule's bounds hold: it fires there
+            cand = reg.meeting(j, earlier) if len(earlier) else earlier
+            if ordered and len(cand):
+                cover = _covering(reg, j, cand, budget)
+                if cover is not None:
+                    out.append(Finding(j, None, _shadow_message(cover, name)))
+                    continue
+            elif vote and len(cand):
+                hit = _overlap(reg, j, cand)
+                if hit is not None:
+                    i, point = hit
+                    out.append(Finding(j, None, f"overlaps {name(i)} with a different conclusion: both fire "
+                                                f"where {point}"))
+        live[first:last] = True
+    return out
+
+
+def _covering(reg: Regions, j: int, cand: np.ndarray, budget: list[int]) -> list[int] | None:
+    """Earlier rules whose regions together cover rule ``j``'s (a small set), or None."""
+    used = _cover_with(reg, reg.per_rule[j], cand, budget)
+    if used is None:
+        return None
+    for i in sorted(used, reverse=True):  # drop rules the others make unnecessary
+        if len(used) == 1:
+            break
+        keep = np.isin(reg.owner[cand], [u for u in used if u != i])
+        if _cover_with(reg, reg.per_rule[j], cand[keep], budget) is not None:
+            used.discard(i)
+    return sorted(used)
+
+
+def _cover_with(reg: Regions, region: list[boxes.Box], cand: np.ndarray, budget: list[int]) -> set[int] | None:
+    """Rules (owners of boxes ``cand``) that together cover ``region``, or None: not covered (a point
+    of the region outside every candidate was found) or not known (too many pieces, budget spent).
+    Each step takes a point of the remaining region and removes a candidate box holding it."""
+    pieces = list(region)
+    used: set[int] = set()
+    while pieces:
+        point = _point(pieces[-1], reg.schema)
+        hit = None
+        for b in reg.holding(point, cand).tolist():
+            if _holds(reg.flat[b], point):
+                hit = b
+                break
+        if hit is None:
+            return None
+        budget[0] -= 1 + len(pieces)
+        if budget[0] <= 0:
+            return None
+        used.add(int(reg.owner[hit]))
+        pieces = _subtract(pieces, reg.flat[hit])
+        if pieces is None:
+            return None
+    return used
+
+
+def _subtract(pieces: list[boxes.Box], b: boxes.Box) -> list[boxes.Box] | None:
+    """``pieces`` minus box ``b`` (disjoint boxes; None beyond :data:`MAX_PIECES`). Bounds carry no
+    literals: these regions are only tested, never printed."""
+    out: list[boxes.Box] = []
+    for p in pieces:
+        if b.disjoint(p):
+            out.append(p)
+            continue
+        rest = dict(p.items)
+        for k, c in b.items.items():
+            cur = rest.get(k)
+            if cur is None:
+                outside = _outside_universe(c)
+                inside = c
+            else:
+                outside = _minus(cur, c)
+                inside = boxes.intersect(cur, c)
+            if not outside.is_empty:
+                out.append(boxes.Box({**rest, k: outside}))
+            rest[k] = inside
+        if len(out) > MAX_PIECES:
+            return None
+    return out
+
+
+def _outside_universe(c):
+    if isinstance(c, boxes.NomSet):
+        return boxes.NomSet(frozenset(range(-1, c.size)) - c.codes, c.size, not c.missing)
+    return _minus(boxes.num_universe(True), c)
+
+
+def _minus(a, c):
+    """Values of ``a`` not in ``c`` (missing included)."""
+    if isinstance(a, boxes.NomSet):
+        return boxes.NomSet(a.codes - c.codes, a.size, a.missing and not c.missing)
+    out = []
+    for lo, hi in a.intervals:
+        x = lo.at
+        for clo, chi in c.intervals:
+            if chi.at < x:
+                continue
+            if clo.at > hi.at:
+                break
+            if clo.at > x:
+                out.append((boxes.Bound(x), boxes.Bound(math.nextafter(clo.at, -math.inf))))
+            x = math.nextafter(chi.at, math.inf) if chi.at < math.inf else None
+            if x is None or x > hi.at:
+                break
+        if x is not None and x <= hi.at:
+            out.append((boxes.Bound(x), boxes.Bound(hi.at)))
+    return boxes.NumSet(tuple(out), a.missing and not c.missing)
+
+
+def _point(box: boxes.Box, schema) -> dict:
+    """key -> value (numeric), code (nominal) or None (missing) of a point inside ``box``."""
+    out: dict = {}
+    for k, c in box.items.items():
+        if isinstance(c, boxes.NomSet):
+            out[k] = min(c.codes) if c.codes else None
+        elif c.intervals:
+            lo, hi = c.intervals[0][0].at, c.intervals[0][1].at
+            out[k] = lo if lo > -math.inf else hi if hi < math.inf else 0.0
+        else:
+            out[k] = None
+    return out
+
+
+def _holds(box: boxes.Box, point: dict) -> bool:
+    for k, c in box.items.items():
+        v = point.get(k)
+        if v is None:
+            if not c.missing:
+                return False
+        elif isinstance(c, boxes.NomSet):
+            if v not in c.codes:
+                return False
+        elif not any(lo.at <= v <= hi.at for lo, hi in c.intervals):
+            return False
+    return True
+
+
+def _shadow_message(cover: list[int], name) -> str:
+    if len(cover) == 1:
+        return f"this rule can never fire: {name(cover[0])} comes first and matches every row this one matches"
+    names = [name(i) for i in cover[:MAX_WITNESSES]]
+    more = f" and {len(cover) - MAX_WITNESSES} more" if len(cover) > MAX_WITNESSES else ""
+    listed = ", ".join(names[:-1]) + " and " + names[-1] if not more else ", ".join(names) + more
+    return (f"this rule can never fire: {listed} come first and together match every row this one "
+            "matches")
+
+
+def _overlap(reg: Regions, j: int, cand: np.ndarray):
+    for b in cand.tolist():
+        for bj in reg.per_rule[j]:
+            m = bj.meet(reg.flat[b])
+            if m is not None:
+                return int(reg.owner[b]), example_text(m, reg.schema)
+    return None
+
+
+# --- example points ----------------------------------------------------------------------------------
+
+def example_point(box: boxes.Box, schema: boxes.Schema) -> dict:
+    """A point inside ``box``: feature name -> value (None: missing; features the box leaves free
+    are omitted), in the rule base's feature order. Numbers are the box's own thresholds when they lie
+    inside, else short ones that do."""
+    out: dict = {}
+    for k, c in sorted(box.items.items(), key=lambda kc: kc[0]):
+        f = schema.features[k]
+        if isinstance(c, boxes.NomSet):
+            known = sorted(code for code in c.codes if code >= 0)
+            if known:
+                out[f.name] = (f.domain or ())[known[0]]
+            elif c.codes:
+                out[f.name] = outside_value(f.domain or ())
+            else:
+                out[f.name] = None
+        elif c.intervals:
+            lo, hi = c.intervals[0]
+            out[f.name] = _number_in(lo, hi)
+        else:
+            out[f.name] = None
+    return out
+
+
+def outside_value(domain) -> str:
+    """A text that is not a value of ``domain``."""
+    v, n = "other", 1
+    texts = {str(d) for d in domain}
+    while v in texts:
+        n += 1
+        v = f"other{n}"
+    return v
+
+
+def example_text(box: boxes.Box, schema: boxes.Schema) -> str:
+    point = example_point(box, schema)
+    if not point:
+        return "every input"
+    lits = []
+    for name, v in point.items():
+        if v is None:
+            lits.append(IsMissing(feature=name))
+        else:
+            lits.append(Compare(feature=name, op="=", value=v))
+    return condition(lits[0] if len(lits) == 1 else And(items=tuple(lits)))
+
+
+def _number_in(lo: boxes.Bound, hi: boxes.Bound) -> float:
+    a, b = lo.at, hi.at
+    cands = [getattr(x.lit, "value", None) for x in (hi, lo)]
+    if math.isinf(a) and math.isinf(b):
+        cands.append(0.0)
+    elif math.isinf(a):
+        cands += [math.floor(b), b - 1, math.floor(b) - 1]
+    elif math.isinf(b):
+        cands += [math.ceil(a), a + 1, math.ceil(a) + 1]
+    else:
+        mid = a / 2 + b / 2
+        cands += [round(mid, d) for d in range(18)]
+    for v in cands:
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            v = float(v)
+            if a <= v <= b and not math.isinf(v):
+                return v
+    return a if not math.isinf(a) else b

@@ -1,0 +1,206 @@
+"""Region lint (rulekit.dsl.lint_regions): rules that can never fire (contradictions, first-hit shadowing
+by several earlier rules together) and vote overlaps with an example input -- exact both ways against
+a brute-force oracle: the rule engine on a grid holding a point of every cell the rules' thresholds
+cut (every canonical boundary and its float64 successor, +-inf, NaN; every nominal code, an unseen
+value, missing), in float32 and float64 rule bases.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rulekit import dsl, semantics
+from rulekit.dsl.lint import lint
+from rulekit.rules import engine
+from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Or, Rule, RuleBase
+from tests.dsl.test_lint import _THRESH, _conditions, _feats, warnings
+
+NEVER = "this rule can never fire"
+
+
+def test_shadowed_by_two_earlier_rules_together():
+    body = "r1: if h <= 5 then no\nr2: if h > 5 then yes\nr3: if h > 1 and w > 2 then no\n"
+    assert warnings(body) == [(3, f"{NEVER}: rule 'r1' (line 9) and rule 'r2' (line 10) come first and "
+                                  "together match every row this one matches")]
+    # rows with h missing reach r3 unless an earlier rule takes them
+    assert warnings("if h <= 5 then no\nif h > 5 then yes\nif w > 2 then no\n") == []
+    assert warnings("if h <= 5 or h is missing then no\nif h > 5 then yes\nif w > 2 then no\n")[0][1] == (
+        f"{NEVER}: rule #1 (line 9) and rule #2 (line 10) come first and together match every row this one "
+        "matches")
+    # only the rules needed are named (r2 adds nothing to r1 and r3)
+    body = ("r1: if outlook = sunny then no\nr2: if outlook = sunny and h > 3 then yes\n"
+            "r3: if outlook in {overcast, rain} then yes\nr4: if outlook in {sunny, rain} and w > 1 then no\n")
+    assert warnings(body) == [
+        (2, f"{NEVER}: rule 'r1' (line 9) comes first and matches every row this one matches"),
+        (4, f"{NEVER}: rule 'r1' (line 9) and rule 'r3' (line 11) come first and together match every row "
+            "this one matches")]
+
+
+def test_float32_cells_decide_shadowing():
+    # in float32 `h > 1.00000001` and `h > 1` are the same test: r1 and r2 leave nothing for r3
+    body = "if h <= 1 then no\nif h > 1.00000001 then yes\nif h >= 1 then no\n"
+    assert warnings(body, precision="float32")[0][1].startswith(NEVER)
+    assert warnings(body, precision="float64") == []  # x in (1, 1.00000001] reaches r3
+
+
+def test_contradictions_across_features():
+    body = "if (h > 1 or w > 1) and h <= 1 and w <= 1 then no\n"
+    assert warnings(body) == [(1, f"{NEVER}: no input satisfies its condition")]
+
+
+def test_vote_overlap_names_an_input_where_both_fire():
+    body = "if outlook = sunny and h > 70 then no\nif h <= 75 and w > 2 then yes\n"
+    assert warnings(body, semantics="vote") == [
+        (2, "overlaps rule #1 (line 9) with a different conclusion: both fire where outlook = sunny and "
+            "h = 75 and w = 3")]
+    assert warnings("if outlook = sunny then no\nif outlook = rain then yes\n", semantics="vote") == []
+    assert warnings("if h > 1 then no\nif h > 2 then no\n", semantics="vote") == []  # same label
+    # only missing rows are shared
+    got = warnings("if h <= 1 or h is missing then no\nif h > 1 or h is missing then yes\n", semantics="vote")
+    assert got == [(2, "overlaps rule #1 (line 9) with a different conclusion: both fire where h is missing")]
+
+
+def test_lint_stays_within_its_budget_on_heavily_overlapping_bases():
+    """A random 1,000-rule first-hit base (every later rule overlaps hundreds of earlier ones) lints to
+    the end; shadowing claims stay exact where they are made (checked on random rows)."""
+    import random
+
+    rnd = random.Random(1)
+    lines = []
+    for i in range(1000):
+        tests = [f"h {rnd.choice(['<=', '>'])} {rnd.uniform(-100, 100):.2f}",
+                 f"w {rnd.choice(['<=', '>'])} {rnd.uniform(-100, 100):.2f}"]
+        lines.append(f"if {' and '.join(tests)} then {rnd.choice(['no', 'yes'])}")
+    head = open_header("first-hit", "float64")
+    rb = dsl.loads(head + "\n".join(lines) + "\n")
+    found = [f for f in lint(rb) if "together match" in f.message or "comes first" in f.message]
+    assert found
+    X = np.column_stack([np.zeros(20000), np.random.default_rng(0).uniform(-110, 110, (20000, 2))])
+    match = engine.match_matrix(rb, X)
+    for f in found[:50]:
+        named = [int(n) - 1 for n in re.findall(r"#(\d+)", f.message)]
+        assert not (match[:, f.rule] & ~match[:, named].any(axis=1)).any(), f
+
+
+def open_header(semantics_: str, precision: str) -> str:
+    from tests.dsl.test_lint import HEADER
+
+    return HEADER.replace("{semantics}", semantics_).replace("{precision}", precision)
+
+
+# --- the oracle ------------------------------------------------------------------------------------
+
+_GRIDS: dict[str, np.ndarray] = {}
+
+
+def _grid(precision: str) -> np.ndarray:
+    """Rows (a, b, c) with a point in every cell the thresholds' canonical boundaries cut."""
+    if precision not in _GRIDS:
+        pts = {-math.inf, math.inf}
+        for t in _THRESH.elements:
+            for op in ("<", "<=", ">", ">="):
+                b = semantics.canonical(op, t, precision)[1]
+                pts.update((b, math.nextafter(b, math.inf)))
+        nums = sorted(pts) + [math.nan]
+        codes = [0.0, 1.0, 2.0, -1.0, math.nan]
+        a, b, c = np.meshgrid(nums, nums, codes, indexing="ij")
+        _GRIDS[precision] = np.column_stack([a.ravel(), b.ravel(), c.ravel()])
+    return _GRIDS[precision]
+
+
+def _example_row(text: str) -> list[float]:
+    row = {"a": 0.0, "b": 0.0, "c": 0.0}
+    for part in text.split(" and "):
+        name, _, rest = part.partition(" ")
+        if rest == "is missing":
+            row[name] = math.nan
+        elif name == "c":
+            v = rest.removeprefix("= ").strip('"')
+            row[name] = float({"r": 0, "g": 1, "b": 2}.get(v, -1))
+        else:
+            row[name] = float(rest.removeprefix("= "))
+    return [row["a"], row["b"], row["c"]]
+
+
+_FEW = st.sampled_from([1.0, 1.0000000001, 2.45, 2.4500000476837158])
+
+
+@st.composite
+def _path_literals(draw):
+    """Literals as tree paths write them (few thresholds, so rules meet and cover each other often)."""
+    k = draw(st.integers(0, 4))
+    f = draw(st.sampled_from(["a", "b"]))
+    lit = Compare(feature=f, op=draw(st.sampled_from(["<", "<=", ">", ">="])), value=draw(_FEW))
+    if k == 0:
+        return Or(items=(lit, IsMissing(feature=f)))
+    if k == 1:
+        return IsMissing(feature=draw(st.sampled_from(["a", "b", "c"])), negated=draw(st.booleans()))
+    if k == 2:
+        return InSet(feature="c", values=tuple(draw(st.lists(st.sampled_from(["r", "g", "b"]), max_size=2))),
+                     negated=draw(st.booleans()))
+    return lit
+
+
+@st.composite
+def _path_conditions(draw):
+    items = draw(st.lists(_path_literals(), min_size=1, max_size=3))
+    return And(items=tuple(items)) if len(items) > 1 else items[0]
+
+
+def _rule_lists(conditions):
+    return st.lists(st.tuples(conditions, st.sampled_from(["n", "y"])), min_size=2, max_size=7)
+
+
+@pytest.mark.parametrize("conditions, n", [
+    pytest.param(_path_conditions(), 60, id="paths"),
+    pytest.param(_path_conditions(), 400, id="paths-more", marks=pytest.mark.slow),
+    pytest.param(_conditions(), 200, id="mixed", marks=pytest.mark.slow),
+])
+def test_exact_against_a_grid_oracle(conditions, n):
+    @settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(_rule_lists(conditions), st.sampled_from(["float32", "float64"]), st.sampled_from(["first-hit", "vote"]))
+    def check(rules, precision, order):
+        _check_against_the_oracle(rules, precision, order)
+
+    check()
+
+
+def _check_against_the_oracle(rules, precision, order):
+    rb = RuleBase(task="classification", classes=("n", "y"), features=_feats(), precision=precision,
+                  semantics=order, rules=tuple(Rule(condition=c, conclusion=Conclusion(label=k)) for c, k in rules))
+    grid = _grid(precision)
+    match = engine.match_matrix(rb, grid)
+    found = lint(rb)
+    never = {f.rule for f in found if f.message.startswith(NEVER)}
+    fires = match.any(axis=0)
+    labels = [r.conclusion.label for r in rb.rules]
+    if order == "first-hit":
+        reach = [bool((match[:, j] & ~match[:, :j].any(axis=1)).any()) for j in range(len(labels))]
+        assert never == {j for j, r in enumerate(reach) if not r}, found
+        for f in found:
+            if "come" in f.message and "first" in f.message:
+                named = [int(n) - 1 for n in re.findall(r"#(\d+)", f.message)]
+                assert not (match[:, f.rule] & ~match[:, named].any(axis=1)).any(), f
+        return
+    assert {j for j in range(len(labels)) if not fires[j]} <= never | {
+        f.rule for f in found if "condition as" in f.message or "duplicate of" in f.message}
+    assert all(not fires[j] for j in never), found
+    flagged = {f.rule: f for f in found if f.message.startswith("overlaps")}
+    repeated = {f.rule for f in found if "condition as" in f.message or "duplicate of" in f.message}
+    for j in range(len(labels)):
+        if j in never or j in repeated:
+            continue
+        overlaps = any((match[:, i] & match[:, j]).any() for i in range(j) if labels[i] != labels[j])
+        assert (j in flagged) == overlaps, (j, found)
+        if j in flagged:
+            f = flagged[j]
+            i = int(re.search(r"#(\d+)", f.message).group(1)) - 1
+            row = np.asarray([_example_row(f.message.split("both fire where ")[1])])
+            both = engine.match_matrix(rb, row)[0]
+            assert both[i] and both[j] and labels[i] != labels[j], f
