@@ -296,7 +296,7 @@ def assert_same(where: str, want_label, want_proba, got_label, got_proba=None, t
     got_label = np.asarray(got_label)
     if want_label.dtype.kind == "f":
         w, g = want_label.astype(np.float64), got_label.astype(np.float64)
-        bad = ~(np.abs(w - g) <= TOL * np.maximum(1.0, np.abs(w)))
+        bad = ~(np.abs(w - g) <= tol * np.maximum(1.0, np.abs(w)))
         assert not bad.any(), f"{where}: {bad.sum()} of {len(w)} values differ, first row " \
                               f"{np.flatnonzero(bad)[0]}: {g[bad][0]!r} vs {w[bad][0]!r}"
         return
