@@ -323,11 +323,15 @@ def check(rules_file: Path = typer.Argument(..., metavar="RULES", help="a rules 
 @app.command()
 def fmt(rules_file: Path = typer.Argument(..., metavar="RULES", help="a rules file, rewritten in place"),
         check_only: bool = typer.Option(False, "--check", help="exit 1 if it would change"),
+        exact: bool = typer.Option(False, "--exact", help="every digit of statistics and thresholds"),
+        expand_missing: bool = typer.Option(False, "--expand-missing",
+                                            help="missing-value routing on every literal, no declarations"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Rewrite a rules file in canonical form."""
     from rulekit.commands import fmt as cmd
 
-    raise typer.Exit(_run(quiet, cmd.run, rules_file, check=check_only))
+    raise typer.Exit(_run(quiet, cmd.run, rules_file, check=check_only, exact=exact,
+                          expand_missing=expand_missing))
 
 
 @app.command()
@@ -433,13 +437,14 @@ def diff(a: Path = typer.Argument(..., metavar="A", help="a model file or rules 
          data: Optional[Path] = typer.Option(None, "--data", help="CSV: rows whose prediction changes"),
          format: DiffFormat = typer.Option(DiffFormat.text, "--format"),
          max_regions: int = typer.Option(50, "--max-regions", help="regions listed (all are counted)"),
+         na_values: Optional[str] = _na_values(),
          quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """What changed between A and B: rules, the input regions where they disagree, changed rows.
     Exit 0 when they agree on every input, 1 when they differ."""
     from rulekit.commands import diff as cmd
 
     raise typer.Exit(_run(quiet, cmd.run, a=a, b=b, data=data, format=format.value,
-                          max_regions=max_regions))
+                          max_regions=max_regions, na_values=na_values))
 
 
 def one_line(message: str) -> str:

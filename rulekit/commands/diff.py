@@ -19,13 +19,14 @@ from rulekit.table import check_columns, located, read_csv
 
 
 def run(*, a: Path, b: Path, data: Path | None, format: str = "text", max_regions: int = 50,
-        quiet: bool = False) -> int:
-    """``quiet`` silences progress only: the report is the output."""
+        na_values: str | None = None, quiet: bool = False) -> int:
+    """``quiet`` silences progress only: the report is the output. ``na_values``: DATA's cell texts
+    read as missing (as ``rulekit predict`` reads them)."""
     left, right = load_source(a), load_source(b)
     X = y = lines = None
     if data is not None:
         with progress.phase(f"reading {data}"):
-            X = read_csv(data)
+            X = read_csv(data, na_values)
         check_columns(X, left.features)
         check_columns(X, right.features)
         lines = X.lines

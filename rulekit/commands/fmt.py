@@ -1,7 +1,10 @@
-"""`rulekit fmt RULES [--check]`: rewrite a rules file in canonical form.
+"""`rulekit fmt RULES [--check] [--exact] [--expand-missing]`: rewrite a rules file in canonical form.
 
 The canonical form is ``rulekit.dsl.dumps`` of what the file says: same rules, same comments (see
-``rulekit.dsl.printer`` for where each comment goes), one layout. The file is rewritten atomically
+``rulekit.dsl.printer`` for where each comment goes), one layout; readable numbers unless ``exact``
+(every digit of statistics and thresholds kept), missing-value routing the data never exercised
+declared once per feature unless ``expand_missing`` (written on every literal). Both forms mean
+exactly the same. The file is rewritten atomically
 and only when it changes. With ``check=True`` nothing is written: exit 1 if the file would change.
 A file that does not parse is left alone: its errors go to stderr, exit 2 (as for unreadable input).
 """
@@ -17,7 +20,8 @@ from rulekit.errors import RulekitError
 from rulekit.fileio import report_written, write_atomic
 
 
-def run(rules_file: str | Path, check: bool = False, *, quiet: bool = False) -> int:
+def run(rules_file: str | Path, check: bool = False, *, exact: bool = False, expand_missing: bool = False,
+        quiet: bool = False) -> int:
     try:
         text = read_rules_text(rules_file)
     except RulekitError as err:
@@ -31,7 +35,7 @@ def run(rules_file: str | Path, check: bool = False, *, quiet: bool = False) -> 
         print(f"rulekit: {rules_file}: not formatted: fix the errors above first", file=sys.stderr)
         return 2
     try:
-        new = dsl.dumps(parsed.rulebase)
+        new = dsl.dumps(parsed.rulebase, exact=exact, expand_missing=expand_missing)
     except RulekitError as err:
         print(f"rulekit: {rules_file}: {err}", file=sys.stderr)
         return 2

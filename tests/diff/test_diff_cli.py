@@ -105,3 +105,20 @@ def test_forests_rows_equal_each_models_own_predict():
     assert d.rows.max_abs_dproba == dp.max() and d.rows.mean_abs_dproba == dp.mean()
     assert not d.regions_computed and "regions not computed" in d.regions_note
     assert d.agree is False
+
+
+def test_na_values_are_read_as_missing(golf, tmp_path):
+    """`--na-values` as in `predict`: a '?' cell named there reads exactly as an empty cell."""
+    rows = open(GOLF).read().splitlines()
+    for name, cell in (("empty", ""), ("question", "?")):
+        (tmp_path / f"{name}.csv").write_text("\n".join([rows[0], cell + "," + rows[1].split(",", 1)[1],
+                                                          *rows[2:]]) + "\n")
+
+    def report(data, *more):
+        r = _rk("diff", golf / "golf.json", golf / "pruned.rules", "--data", data, "--format", "json", *more)
+        assert r.returncode == 1, r.stderr
+        return json.loads(r.stdout)["rows"]
+
+    empty = report(tmp_path / "empty.csv")
+    assert report(tmp_path / "question.csv", "--na-values", "?") == empty
+    assert report(tmp_path / "question.csv") != empty  # '?' is a value outside the domain otherwise

@@ -137,3 +137,24 @@ def test_fmt_is_idempotent_on_odd_inputs(tmp_path, text):
     once = p.read_text()
     assert fmt.run(p, check=True) == 0
     assert dsl.loads(once) == dsl.loads(text).model_copy()
+
+
+def test_fmt_exact_keeps_every_digit_and_expand_missing_writes_every_literal(tmp_path):
+    text = VALID.replace("then no  # 75", "then no with n = 714, e = 92, confidence = 0.8711484593837535  # 75") \
+        .replace("humidity > 90", "(humidity > 90.00000000000001 or humidity is missing)")
+    p = tmp_path / "golf.rules"
+    p.write_text(text)
+    assert fmt.run(p, exact=True) == 0
+    exact = p.read_text()
+    assert "0.8711484593837535" in exact and "90.00000000000001" in exact
+    assert dsl.loads(exact) == dsl.loads(text)  # nothing rounded
+    p.write_text(text)
+    assert fmt.run(p) == 0
+    assert "0.8711484593837535" not in p.read_text()  # statistics readable by default
+    p.write_text(exact)
+    assert fmt.run(p, exact=True, expand_missing=True) == 0
+    expanded = p.read_text()
+    assert "counts as" not in expanded and "humidity is missing" in expanded
+    assert dsl.loads(expanded) == dsl.loads(text)
+    r = cli("fmt", "--exact", "--expand-missing", "--check", str(p))
+    assert r.returncode == 0, r.stdout + r.stderr
