@@ -35,8 +35,9 @@ def identify(head: bytes, path: str | Path = "") -> tuple[str, str | None] | Non
             return XGBOOST_JSON
         if text[1:2] in (b"L", b"$", b"#", b"U", b"i", b"I") and b"learner" in head:
             return XGBOOST_UBJ
-        if b'"features_info"' in head and (b'"oblivious_trees"' in head or b'"float_features"' in head
-                                           or b'"categorical_features"' in head):
+        if (b'"features_info"' in head and (b'"oblivious_trees"' in head or b'"float_features"' in head
+                                            or b'"categorical_features"' in head)) \
+                or text[1:].lstrip().startswith(b'"ctr_data"'):  # CatBoost writes its keys sorted
             return CATBOOST_JSON
         return None
     if head.startswith(b"CBM1"):

@@ -20,7 +20,8 @@ PICKLE_MAGIC = (b"\x80",)
 def sniff_format(path: Path, head: bytes) -> str:
     """Guess the source library of a model file from its first bytes."""
     stripped = head.lstrip()
-    if head.startswith(b"CBM1") or (stripped.startswith(b"{") and b'"features_info"' in head):
+    if head.startswith(b"CBM1") or (stripped.startswith(b"{") and (
+            b'"features_info"' in head or stripped[1:].lstrip().startswith(b'"ctr_data"'))):
         return "catboost"
     if stripped.startswith(b"{"):
         if b'"learner"' in head or path.suffix == ".json":
