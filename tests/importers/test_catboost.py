@@ -217,14 +217,19 @@ def _error(fn, *args, **kwargs) -> str:
     return msg
 
 
-def test_ctr_features_are_refused_naming_the_feature():
-    df = frame()
-    df["city"] = np.random.default_rng(3).choice([f"city{i}" for i in range(30)], len(df))
+def test_ctr_features_are_refused_naming_the_feature(tmp_path, capsys):
+    df = frame(n=1500)
+    df["city"] = np.random.default_rng(3).choice([f"city{i}" for i in range(300)], len(df))
     y = target(df, "bin") ^ (df["city"].str.len() % 2 == 0).to_numpy()
     est = catboost.CatBoostClassifier(iterations=30, depth=3, one_hot_max_size=4,
                                       cat_features=["c", "city"], **KW).fit(df, y)
     msg = _error(from_catboost, est, pool=df)
     assert "'city'" in msg and "CTR" in msg and "one_hot_max_size" in msg
+    # its JSON opens with the CTR tables (keys sorted), longer than the bytes import sniffs
+    est.save_model(str(tmp_path / "ctr.json"), format="json", pool=catboost.Pool(df, cat_features=["c", "city"]))
+    assert (tmp_path / "ctr.json").read_bytes().find(b'"features_info"') > 4096
+    code, err = _cli(["import", str(tmp_path / "ctr.json"), "-o", str(tmp_path / "o.json")], capsys)
+    assert code == 2 and "'city'" in err and "CTR" in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_one_hot_model_without_category_names_is_refused(tmp_path):
