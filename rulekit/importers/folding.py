@@ -103,34 +103,86 @@ def _nominal(a: dict, c: Coded, bound: float, feature: int) -> _Decision:
     return _Decision(attrs=attrs, values=values)
 
 
-def _decide(a: dict, cols: list[Column], solved: dict, feature_of: dict[int, int],
-            where: str) -> _Decision:
+def _source_routes(tree: nx.DiGraph, node: Any, size: int) -> tuple[list[int], int]:
+    """Branch of each code of a source nominal split, and the branch unseen codes take (as
+    :func:`rulekit.ir.compiled.compile_tree` routes them)."""
+    table: list[int | None] = [None] * size
+    other = None
+    for _, data in tree.succ[node].items():
+        vals = data.get("values")
+        if vals is None:
+            other = data["branch"]
+        else:
+            for v in vals:
+                table[v] = data["branch"]
+    unseen = other if other is not None else tree.nodes[node]["missing"]
+    return [unseen if t is None else t for t in table], unseen
+
+
+def _nominal_of_codes(tree: nx.DiGraph, node: Any, c: Coded, domain: tuple, feature: int) -> _Decision:
+    """A source nominal split (HistGradientBoosting's categorical features) read through an encoder:
+    each raw category goes where its code goes."""
+    a = tree.nodes[node]
+    if not all(isinstance(v, int) for v in domain):
+        raise RulekitError("a categorical split on text categories after preprocessing cannot be folded")
+    by_code, unseen = _source_routes(tree, node, len(domain))
+    index = {float(v): i for i, v in enumerate(domain)}
+
+    def route(v: float | None) -> int | None:
+        if v is None:
+            return None
+        if np.isnan(v):
+            return a["missing"]
+        i = index.get(float(v))
+        return unseen if i is None else by_code[i]
+
+    routes = [route(v) for v in c.known]
+    unknown, missing = route(c.unknown), route(c.missing)
+    taken = {r for r in routes + [unknown, missing] if r is not None}
+    if len(taken) <= 1:
+        return _Decision(const=taken.pop() if taken else 0)
+    n = len(tree.succ[node])
+    if missing is None:
+        missing = unknown if unknown is not None else a["missing"]
+    values = tuple(None if unknown == br else tuple(k for k, r in enumerate(routes) if r == br)
+                   for br in range(n))
+    return _Decision(attrs={"kind": "nominal", "feature": feature, "missing": missing},
+                     children=tuple(range(n)), values=values)
+
+
+def _decide(tree: nx.DiGraph, node: Any, cols: list[Column], solved: dict, feature_of: dict[int, int],
+            domains: list, where: str) -> _Decision:
+    a = tree.nodes[node]
     kind = a["kind"]
+    c = cols[a["feature"]] if kind in ("numeric", "nominal") else None
+    if kind == "nominal" and isinstance(c, Coded):
+        return _nominal_of_codes(tree, node, c, domains[a["feature"]], feature_of[c.col])
     if kind != "numeric":
-        raise RulekitError(f"{where}: a {kind} split after preprocessing cannot be folded (only "
-                           f"threshold tests on transformed columns fold)")
-    c = cols[a["feature"]]
+        raise RulekitError(f"{where}: a {kind} split on a column that is not an encoder's output "
+                           f"cannot be folded")
     bound = _bound(a)
     if isinstance(c, Coded):
         return _nominal(a, c, bound, feature_of[c.col])
     return _numeric(a, c, bound, solved, feature_of[c.col])
 
 
-def fold_trees(trees: list[nx.DiGraph], cols: list[Column], feature_of: dict[int, int]) -> list[nx.DiGraph]:
-    """Each tree rebuilt on raw features (``feature_of``: raw column -> feature index)."""
+def fold_trees(trees: list[nx.DiGraph], cols: list[Column], feature_of: dict[int, int],
+               domains: list) -> list[nx.DiGraph]:
+    """Each tree rebuilt on raw features (``feature_of``: raw column -> feature index; ``domains``:
+    the source model's domain of each transformed column, None for numeric ones)."""
     solved = _solve(trees, cols)
-    return [_fold_tree(t, cols, solved, feature_of, f"tree {i}") for i, t in enumerate(trees)]
+    return [_fold_tree(t, cols, solved, feature_of, domains, f"tree {i}") for i, t in enumerate(trees)]
 
 
 def _fold_tree(tree: nx.DiGraph, cols: list[Column], solved: dict, feature_of: dict[int, int],
-               where: str) -> nx.DiGraph:
+               domains: list, where: str) -> nx.DiGraph:
     b = TreeBuilder()
     decisions: dict[Any, _Decision] = {}
 
     def decision(node: Any) -> _Decision:
         d = decisions.get(node)
         if d is None:
-            d = decisions[node] = _decide(tree.nodes[node], cols, solved, feature_of,
+            d = decisions[node] = _decide(tree, node, cols, solved, feature_of, domains,
                                           f"{where}: node {node}")
         return d
 
@@ -156,7 +208,7 @@ def _fold_tree(tree: nx.DiGraph, cols: list[Column], solved: dict, feature_of: d
             else:
                 new = b.nominal(feature, **attrs, **extra)
             kids = children_by_branch(tree, node)
-            for nb in (1, 0):
+            for nb in reversed(range(len(d.children))):
                 stack.append((kids[d.children[nb]], new, nb, d.values[nb]))
         if parent is not None:
             b.connect(parent, new, branch, values=values)

@@ -146,7 +146,7 @@ def from_pipeline(pipe: Any, import_estimator: Callable[[Any], Model]) -> Model:
         raise RulekitError(f"pipeline step {name!r} reads {model.n_features} columns, the "
                            f"preprocessing gives {len(cols)}")
     features, feature_of = _features(cols, names, named)
-    trees = fold_trees(model.trees, cols, feature_of)
+    trees = fold_trees(model.trees, cols, feature_of, [f.domain for f in model.features])
     source = dict(model.source)
     source["pipeline"] = [f"{n}: {type(t).__name__ if not isinstance(t, str) else t}"
                           for n, t in steps[:-1]]

@@ -236,6 +236,15 @@ def sparse_maxabs():
 
 
 @case
+def ordinal_into_hgb_categories():
+    ct = ColumnTransformer([("cat", OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
+                             ["color", "grade"]),
+                            ("num", StandardScaler(), ["age", "score"])])
+    hgb = HistGradientBoostingClassifier(max_iter=10, categorical_features=[0, 1], random_state=12)
+    return _fit(make_pipeline(ct, hgb), raw_frame(), "multiclass")
+
+
+@case
 def xgboost_scaled():
     xgb = pytest.importorskip("xgboost")
     return _fit(make_pipeline(StandardScaler(), xgb.XGBClassifier(n_estimators=10, max_depth=4)),
