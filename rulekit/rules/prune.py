@@ -7,10 +7,11 @@
                    default's job: a rule of the majority class otherwise became one).
 ``reduced_error``  per rule, drop conditions (and whole rules) while the rule base's accuracy on a
                    held-out pruning set does not fall.
-``organize``       C4.5rules' second half: duplicates and subsumed rules out, each class's rules
-                   (optionally the minimum-description-length subset), classes ordered by false
-                   positives, the default class from the uncovered cases, then rules deleted while
-                   that does not increase the errors. Conclusions get the class frequencies of the
+``organize``       C4.5rules' second half: duplicates out, each class's rules (optionally the
+                   minimum-description-length subset), classes ordered by false positives, the
+                   default class from the uncovered cases, then rules deleted while that does not
+                   increase the errors; with MDL, a list without the rules of one class (that class
+                   the default) when it is shorter to describe. Conclusions get the class frequencies of the
                    rows each rule decides.
 
 A rule's conditions are the bounds of its box: ``20 < x <= 40`` is two conditions that prune
@@ -306,7 +307,9 @@ def _organize(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, theory_wei
     pos = None
     if positive is not None:
         pos = engine._class_index(ctx.classes, positive, "positive class: ")
-    # candidates: (rule, class, match, box); duplicates and same-class subsumed rules out
+    # candidates: (rule, class, match, box); duplicates out. A rule another rule of its class subsumes
+    # stays: the wider one may be a generalisation gone too far, and the subset choice and the
+    # deletion below decide which goes (removing it first lost concept terms, docs/rules.md).
     cands: list[tuple[Rule, int, np.ndarray, Box | None]] = []
     seen: set = set()
     for i, r in enumerate(rb.rules):
@@ -319,9 +322,6 @@ def _organize(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, theory_wei
             continue
         seen.add(sig)
         cands.append((r, c, ctx.ev.true(r.condition), box))
-    cands = [cd for cd in cands if not any(
-        o is not cd and o[1] == cd[1] and o[3] is not None and cd[3] is not None and o[3] != cd[3]
-        and o[3].subsumes(cd[3]) for o in cands)]
     by_class: dict[int, list] = {}
     for cd in cands:
         by_class.setdefault(cd[1], []).append(cd)
@@ -341,7 +341,31 @@ def _organize(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, theory_wei
     ordered = [cd for c in order for cd in by_class[c]]
     default = _default_class(ctx, [cd[2] for cd in ordered], K, pos)
     ordered = _delete_rules(ctx, ordered, default)
+    if mdl and pos is None:
+        ordered, default = _shortest_list(ctx, by_class, order, ordered, default, stats, theory_weight)
     return _rebuild(rb, ctx, [(cd[0], cd[1]) for cd in ordered], default)
+
+
+def _shortest_list(ctx: _Ctx, by_class: dict, order: list, ordered: list, default: int, stats: dict,
+                   w: float) -> tuple[list, int]:
+    """C4.5rules' list, or for some class d the other classes' rules with d as the default: the one
+    with the shortest description (errors + ``w`` * theory bits) on the data. A class that is cheaper
+    to describe as what is left over gets no rules of its own (they are exceptions to exceptions)."""
+    n = ctx.ev.n
+    K = len(ctx.classes)
+
+    def bits(lst: list, d: int) -> float:
+        e = _errors(ctx, lst, d)
+        return (_log2_binom(n, e) + e * math.log2(max(1, K - 1))
+                + w * sum(_theory_bits(cd[3], stats) for cd in lst))
+
+    best = (bits(ordered, default), ordered, default)
+    for d in sorted(range(K), key=lambda c: -int((ctx.yc == c).sum())):  # the majority first on ties
+        lst = _delete_rules(ctx, [cd for c in order if c != d for cd in by_class[c]], d)
+        b = bits(lst, d)
+        if b < best[0] - 1e-9:
+            best = (b, lst, d)
+    return best[1], best[2]
 
 
 def _default_class(ctx: _Ctx, matches: list[np.ndarray], K: int, pos: int | None) -> int:
@@ -471,9 +495,7 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float) -
     theory = [_theory_bits(cd[3], stats) for cd in lst]
     alive = [True] * len(lst)
 
-    def unit_theory(j: int) -> float:
-        box = box_of(lst[j][3], [u for u, k in zip(units[j], keep[j]) if k])
-        return _theory_bits(box, stats)
+    boxes = [cd[3] for cd in lst]
 
     current = _class_cost([m for m, a in zip(matches, alive) if a], [t for t, a in zip(theory, alive) if a], good, w)
     while True:
@@ -495,22 +517,28 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float) -
                 keep[j][u] = False
                 rows = [t for t, k in zip(truths[j], keep[j]) if k]
                 m = np.logical_and.reduce(rows) if rows else np.ones(good.size, bool)
-                t_new = unit_theory(j)
+                box = box_of(lst[j][3], [uu for uu, k in zip(units[j], keep[j]) if k])
+                t_new = _theory_bits(box, stats)
                 keep[j][u] = True
-                ms = [m if i == j else mm for i, (mm, a) in enumerate(zip(matches, alive)) if a]
-                ts = [t_new if i == j else tt for i, (tt, a) in enumerate(zip(theory, alive)) if a]
+                # rules the wider rule now subsumes go with it (their theory bits are saved)
+                gone = {i for i in range(len(lst)) if alive[i] and i != j and boxes[i] is not None
+                        and box.subsumes(boxes[i])}
+                ms = [m if i == j else mm for i, (mm, a) in enumerate(zip(matches, alive)) if a and i not in gone]
+                ts = [t_new if i == j else tt for i, (tt, a) in enumerate(zip(theory, alive)) if a and i not in gone]
                 c = _class_cost(ms, ts, good, w)
                 if c < best[0]:
-                    best = (c, j, (u, m, t_new))
+                    best = (c, j, (u, m, t_new, box, gone))
         if best is None or best[0] >= current - 1e-9:
             break
         current, j, change = best
         if change is None:
             alive[j] = False
         else:
-            u, m, t_new = change
+            u, m, t_new, box, gone = change
             keep[j][u] = False
-            matches[j], theory[j] = m, t_new
+            matches[j], theory[j], boxes[j] = m, t_new, box
+            for i in gone:
+                alive[i] = False
     out = []
     for j, cd in enumerate(lst):
         if not alive[j]:
@@ -518,8 +546,7 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float) -
         if units[j] is None or all(keep[j]):
             out.append(cd)
             continue
-        box = box_of(cd[3], [u for u, k in zip(units[j], keep[j]) if k])
-        out.append((_with_box(ctx, cd[0], box), cd[1], matches[j], box))
+        out.append((_with_box(ctx, cd[0], boxes[j]), cd[1], matches[j], boxes[j]))
     return out
 
 
