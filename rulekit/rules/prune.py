@@ -30,8 +30,8 @@ import numpy as np
 from rulekit.errors import RulekitError
 from rulekit.rules import engine
 from rulekit.rules.base import Conclusion, Rule, RuleBase
-from rulekit.rules.boxes import (HIGH, LOW, Box, NumSet, Schema, TooComplex, box_condition, condition_boxes,
-                                 count_literals, no_gc)
+from rulekit.rules.boxes import (HIGH, LOW, UNSEEN, Box, NomSet, NumSet, Schema, TooComplex, box_condition,
+                                 condition_boxes, count_literals, no_gc)
 from rulekit.rules.stats import class_codes
 
 
@@ -194,7 +194,9 @@ def drop_unseen_missing(rb: RuleBase, X: Any, y: Any) -> RuleBase:
     """``(x <= 5 or x is missing)`` becomes ``x <= 5`` when no row of the data misses ``x``: the
     tree's choice of a side for missing values that it never saw is not something the data says,
     and a pruned rule base is not a copy of the tree anyway. Predictions on the data do not change;
-    a row missing ``x`` later falls to the next rule or the default."""
+    a row missing ``x`` later falls to the next rule or the default. Likewise a set test naming all
+    values of the domain but a few (``f not in {a, b, c}``, which also holds for values the domain
+    lacks) becomes the shorter positive test (``f = d``) when no row of the data has such a value."""
     with no_gc():
         ctx = _context(rb, X, y)
         seen: dict[Any, bool] = {}
@@ -206,12 +208,16 @@ def drop_unseen_missing(rb: RuleBase, X: Any, y: Any) -> RuleBase:
                 continue
             items = dict(box.items)
             for k, c in box.items.items():
-                if not c.missing or c.with_missing(False).is_empty:
-                    continue
-                if k not in seen:
-                    seen[k] = bool(np.isnan(ctx.ev.column(k)).any())
-                if not seen[k]:
-                    items[k] = c.with_missing(False)
+                if c.missing and not c.with_missing(False).is_empty:
+                    if k not in seen:
+                        seen[k] = bool(np.isnan(ctx.ev.column(k)).any())
+                    if not seen[k]:
+                        c = items[k] = c.with_missing(False)
+                if isinstance(c, NomSet) and UNSEEN in c.codes and 0 < len(c.codes) - 1 <= c.size // 2:
+                    if ("unseen", k) not in seen:
+                        seen[("unseen", k)] = bool((ctx.ev.column(k) == UNSEEN).any())
+                    if not seen[("unseen", k)]:
+                        items[k] = NomSet(c.codes - {UNSEEN}, c.size, c.missing)
             rules.append(r if items == box.items else _with_box(ctx, r, Box(items)))
         return rb.model_copy(update={"rules": tuple(rules)})
 

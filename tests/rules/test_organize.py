@@ -72,3 +72,20 @@ def test_the_class_left_over_is_the_default(tmp_path, run):
     rb = rulekit.load(tmp_path / "m.rules")
     assert rb.default.label == 0 and {r.conclusion.label for r in rb.rules} == {1}, rulekit.dsl.dumps(rb)
     assert C.recovered(concept, rb.predict, {"a0", "a1", "a2", "a3", "a4"}), rulekit.dsl.dumps(rb)
+
+
+def test_a_set_test_naming_all_values_but_one_prints_the_positive_form():
+    from rulekit.rules.prune import drop_unseen_missing
+
+    X = _grid(3)
+    y = ((X.a == "p") | (X.a == "q")).astype(int).to_numpy()
+    rb = _rules("r1: if a not in {q, r, s} then 1\nr2: if a not in {p, r, s} and b != u then 1\n"
+                "r3: if a != s then 1\n")
+    out = drop_unseen_missing(rb, X, y)
+    text = rulekit.dsl.dumps(out)
+    assert "if a = p then 1" in text and "a = q and b = v" in text and "not in {" not in text, text
+    assert "a != s" in text  # naming one value is already the short form
+    assert np.array_equal(out.predict(X), rb.predict(X))  # the same on the domain
+    Xu = X.copy()
+    Xu.loc[0, "a"] = "t"  # a value the domain lacks: the data shows one, the negative form stays
+    assert "a not in {q, r, s}" in rulekit.dsl.dumps(drop_unseen_missing(rb, Xu, y))
