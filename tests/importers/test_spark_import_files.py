@@ -1,0 +1,159 @@
+"""Spark importer without a JVM: hand-written model directories (metadata JSON + Parquet in Spark's
+layout, written with pyarrow) pin the split semantics measured against Spark in
+test_spark_import.py, and bad directories fail in one line (CLI exit 2)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'rulekit[spark-import]')")
+import pyarrow.parquet as pq  # noqa: E402
+
+import rulekit  # noqa: E402
+from rulekit.cli import main  # noqa: E402
+from rulekit.errors import RulekitError  # noqa: E402
+from rulekit.importers.spark import load_dir  # noqa: E402
+
+SPLIT = pa.struct([("featureIndex", pa.int32()), ("leftCategoriesOrThreshold", pa.list_(pa.float64())),
+                   ("numCategories", pa.int32())])
+NODE = pa.struct([("id", pa.int32()), ("prediction", pa.float64()), ("impurity", pa.float64()),
+                  ("impurityStats", pa.list_(pa.float64())), ("rawCount", pa.int64()), ("gain", pa.float64()),
+                  ("leftChild", pa.int32()), ("rightChild", pa.int32()), ("split", SPLIT)])
+
+
+def _node(i, pred, left=-1, right=-1, feature=-1, cats=(), k=-1, stats=(1.0, 1.0)):
+    return {"id": i, "prediction": pred, "impurity": 0.0, "impurityStats": list(stats), "rawCount": 2,
+            "gain": 0.0, "leftChild": left, "rightChild": right,
+            "split": {"featureIndex": feature, "leftCategoriesOrThreshold": list(cats), "numCategories": k}}
+
+
+def _write(folder: Path, meta: dict, nodes: list[dict]) -> Path:
+    (folder / "metadata").mkdir(parents=True)
+    (folder / "metadata" / "part-00000").write_text(json.dumps(meta) + "\n")
+    (folder / "data").mkdir()
+    table = pa.Table.from_pylist(nodes, schema=pa.schema(list(NODE)))
+    pq.write_table(table, folder / "data" / "part-00000-x.snappy.parquet")
+    return folder
+
+
+def _regressor(folder: Path, nodes: list[dict], n_features: int = 2) -> Path:
+    meta = {"class": "org.apache.spark.ml.regression.DecisionTreeRegressionModel", "uid": "dtr_1",
+            "sparkVersion": "4.3.0", "paramMap": {}, "defaultParamMap": {}, "numFeatures": n_features}
+    return _write(folder, meta, nodes)
+
+
+def _categorical_tree(tmp_path: Path, left: tuple[float, ...]) -> Path:
+    """f1 categorical (5 categories) at the root, f0 <= 0.5 under its left child."""
+    return _regressor(tmp_path / "m", [
+        _node(0, 0.0, 1, 4, feature=1, cats=left, k=5),
+        _node(1, 0.0, 2, 3, feature=0, cats=(0.5,)),
+        _node(2, 10.0), _node(3, 20.0), _node(4, 30.0)])
+
+
+ODD = [math.nan, 5.0, 7.0, 0.5, -1.0, 1e300]
+
+
+def test_categorical_split_sends_non_categories_right_when_few_go_left(tmp_path):
+    model = load_dir(_categorical_tree(tmp_path, (1.0, 3.0)))
+    assert model.features[1].domain == (0, 1, 2, 3, 4) and model.features[1].match == "exact"
+    rows = [[0.0, c] for c in (0.0, 1.0, 2.0, 3.0, 4.0, -0.0)] + [[0.0, v] for v in ODD]
+    assert model.predict(np.array(rows)).tolist() == [30, 10, 30, 10, 30, 30] + [30.0] * len(ODD)
+
+
+def test_categorical_split_sends_non_categories_left_when_most_go_left(tmp_path):
+    """Spark keeps the right set when more than half go left and tests 'not in it' (measured)."""
+    model = load_dir(_categorical_tree(tmp_path, (0.0, 1.0, 3.0)))
+    rows = [[0.0, c] for c in (0.0, 1.0, 2.0, 3.0, 4.0)] + [[0.0, v] for v in ODD]
+    assert model.predict(np.array(rows)).tolist() == [10, 10, 30, 10, 30] + [10.0] * len(ODD)
+    rb = rulekit.to_rules(model)
+    assert rb.predict(np.array([[0.0, math.nan], [0.0, 7.0], [0.0, 2.0]])).tolist() == [10, 10, 30]
+
+
+def test_threshold_is_inclusive_and_nan_goes_right(tmp_path):
+    model = load_dir(_categorical_tree(tmp_path, (1.0,)))
+    t = 0.5
+    x = [t, float(np.nextafter(t, 1)), float(np.nextafter(t, 0)), math.nan, -math.inf, math.inf]
+    assert model.predict(np.array([[v, 1.0] for v in x])).tolist() == [10, 20, 10, 20, 10, 20]
+
+
+def test_cli_imports_a_directory(tmp_path, capsys):
+    src = _categorical_tree(tmp_path, (1.0,))
+    out = tmp_path / "model.json"
+    with pytest.raises(SystemExit) as exc:
+        main(["import", str(src), "-o", str(out)])
+    assert exc.value.code == 0, capsys.readouterr().err
+    assert rulekit.load(out).predict(np.array([[0.0, 1.0]])).tolist() == [10.0]
+
+
+def _cli_error(args, capsys) -> str:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+def _bad(tmp_path: Path, case: str) -> Path:
+    good = [_node(0, 0.0, 1, 2, feature=0, cats=(0.5,)), _node(1, 1.0), _node(2, 2.0)]
+    folder = tmp_path / case
+    if case == "empty":
+        folder.mkdir()
+    elif case == "json":
+        _regressor(folder, good)
+        (folder / "metadata" / "part-00000").write_text('{"class": "x",\n "uid": }\n')
+    elif case == "class":
+        _write(folder, {"class": "org.apache.spark.ml.classification.LogisticRegressionModel",
+                        "numFeatures": 2}, good)
+    elif case == "no_data":
+        _regressor(folder, good)
+        for p in (folder / "data").iterdir():
+            p.unlink()
+        (folder / "data").rmdir()
+    elif case == "dangling":
+        _regressor(folder, [_node(0, 0.0, 1, 9, feature=0, cats=(0.5,)), _node(1, 1.0)])
+    elif case == "cycle":
+        _regressor(folder, [_node(0, 0.0, 1, 2, feature=0, cats=(0.5,)),
+                            _node(1, 0.0, 0, 2, feature=0, cats=(0.1,)), _node(2, 2.0)])
+    elif case == "feature":
+        _regressor(folder, [_node(0, 0.0, 1, 2, feature=7, cats=(0.5,)), _node(1, 1.0), _node(2, 2.0)])
+    elif case == "parquet":
+        _regressor(folder, good)
+        next((folder / "data").iterdir()).write_bytes(b"PAR1 not parquet")
+    return folder
+
+
+BAD = {"empty": "not a saved Spark ML model", "json": "not valid JSON",
+       "class": "LogisticRegressionModel; rulekit imports", "no_data": "no data/ folder",
+       "dangling": "child 9 is not in the node data", "cycle": "root nodes",
+       "feature": "reads feature 7", "parquet": "cannot read Parquet data"}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_directory_is_one_line(tmp_path, capsys, case):
+    folder = _bad(tmp_path, case)
+    with pytest.raises(RulekitError) as err:
+        load_dir(folder)
+    assert BAD[case] in str(err.value)
+    line = _cli_error(["import", str(folder), "--format", "spark", "-o", str(tmp_path / "o.json")], capsys)
+    assert BAD[case] in line and str(folder) in line
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_json_error_names_line_and_column(tmp_path):
+    folder = _bad(tmp_path, "json")
+    with pytest.raises(RulekitError) as err:
+        load_dir(folder)
+    assert err.value.file.endswith("part-00000") and err.value.line == 1 and err.value.column
+
+
+def test_directory_with_another_format_is_refused(tmp_path, capsys):
+    src = _categorical_tree(tmp_path, (1.0,))
+    line = _cli_error(["import", str(src), "--format", "xgboost", "-o", str(tmp_path / "o.json")], capsys)
+    assert "only --format spark" in line
