@@ -20,7 +20,6 @@ from rulekit.importers.folding_bounds import ALL, NONE, largest_passing
 from rulekit.importers.pipeline_columns import Coded, Column, Num
 from rulekit.ir.tree import TreeBuilder, children_by_branch, root_of
 
-_MAX = float(np.finfo(np.float64).max)
 _SPLIT_ATTRS = ("kind", "feature", "threshold", "op", "precision", "missing", "feature_name")
 
 
@@ -79,8 +78,9 @@ def _numeric(a: dict, c: Num, bound: float, solved: dict, feature: int) -> _Deci
         finite = 0 if b == ALL else 1
         if missing == finite:
             return _Decision(const=finite)
-        # every finite value one way, missing the other: x <= max double, NaN to branch 1
-        attrs = {"kind": "numeric", "feature": feature, "threshold": _MAX, "op": "<=",
+        # every finite value one way, missing the other: x <= inf (as scikit-learn's own trees
+        # write a split on missing values), NaN to branch 1
+        attrs = {"kind": "numeric", "feature": feature, "threshold": float("inf"), "op": "<=",
                  "precision": "float64", "missing": 1}
         return _Decision(attrs=attrs, children=(finite, missing))
     attrs = {"kind": "numeric", "feature": feature, "threshold": float(b), "op": "<=",
@@ -108,7 +108,7 @@ def _source_routes(tree: nx.DiGraph, node: Any, size: int) -> tuple[list[int], i
     :func:`rulekit.ir.compiled.compile_tree` routes them)."""
     table: list[int | None] = [None] * size
     other = None
-    for _, data in tree.succ[node].items():
+    for data in tree.succ[node].values():
         vals = data.get("values")
         if vals is None:
             other = data["branch"]

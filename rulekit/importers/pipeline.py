@@ -95,18 +95,20 @@ def run(instructions: list[Instruction], cols: list[Column], names: list[str]) -
     return cols
 
 
-def _raw_names(pipe: Any) -> tuple[list[str], bool]:
+def _raw_names(pipe: Any) -> list[str]:
     names = getattr(pipe, "feature_names_in_", None)
     if names is not None:
-        return [str(s) for s in names], True
+        return [str(s) for s in names]
     n = getattr(pipe, "n_features_in_", None)
     if n is None:
         raise RulekitError("the Pipeline is not fitted")
-    return [f"x{i}" for i in range(int(n))], False
+    return [f"x{i}" for i in range(int(n))]
 
 
-def _features(cols: list[Column], names: list[str], named: bool) -> tuple[list[Feature], dict[int, int]]:
-    """Raw features the model reads (every column when unnamed: rows are read by position)."""
+def _features(cols: list[Column], names: list[str]) -> tuple[list[Feature], dict[int, int]]:
+    """One feature per raw input column, in the pipeline's order. A column the preprocessing drops
+    stays an input (the pipeline wants it too) that no split reads: nominal with no categories,
+    so any value, text or number, is accepted."""
     kinds: dict[int, Any] = {}
     for c in cols:
         prev = kinds.get(c.col)
@@ -120,10 +122,10 @@ def _features(cols: list[Column], names: list[str], named: bool) -> tuple[list[F
     feature_of: dict[int, int] = {}
     for i, name in enumerate(names):
         kind = kinds.get(i)
-        if kind is None and named:
-            continue
         feature_of[i] = len(features)
-        if kind is not None and kind[0] == "nominal":
+        if kind is None:
+            features.append(Feature(name=name, kind="nominal", domain=()))
+        elif kind[0] == "nominal":
             domain = kind[1]
             ints = all(isinstance(v, int) for v in domain)
             features.append(Feature(name=name, kind="nominal", domain=domain,
@@ -139,13 +141,13 @@ def from_pipeline(pipe: Any, import_estimator: Callable[[Any], Model]) -> Model:
     name, final = steps[-1]
     if final is None or isinstance(final, str):
         raise RulekitError(f"the Pipeline's last step {name!r} is {final!r}, not a tree model")
-    names, named = _raw_names(pipe)
+    names = _raw_names(pipe)
     cols = run(program(steps[:-1]), [Num(i) for i in range(len(names))], names)
     model = import_estimator(final)
     if model.n_features != len(cols):
         raise RulekitError(f"pipeline step {name!r} reads {model.n_features} columns, the "
                            f"preprocessing gives {len(cols)}")
-    features, feature_of = _features(cols, names, named)
+    features, feature_of = _features(cols, names)
     trees = fold_trees(model.trees, cols, feature_of, [f.domain for f in model.features])
     source = dict(model.source)
     source["pipeline"] = [f"{n}: {type(t).__name__ if not isinstance(t, str) else t}"

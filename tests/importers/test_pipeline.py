@@ -279,6 +279,8 @@ def probe_frame(c: Case, model) -> pd.DataFrame:
             if vals:
                 vary(f.name, vals)
         else:
+            if not f.domain:  # a column the pipeline drops
+                continue
             unseen = "unseen" if isinstance(f.domain[0], str) else 99
             vary(f.name, list(f.domain) + ([unseen] if c.unknown and f.name not in c.strict else []))
     if c.nan:
@@ -437,3 +439,19 @@ def test_unfoldable_steps_are_refused_by_name(steps, match):
     with pytest.raises(RulekitError, match=match) as err:
         rulekit.from_sklearn(pipe)
     assert "\n" not in str(err.value) and "pipeline step" in str(err.value)
+
+
+def test_import_command_refuses_an_unfoldable_pipeline_in_one_line(tmp_path, capsys):
+    import joblib
+
+    from rulekit.cli import main
+
+    pkl = tmp_path / "pipe.pkl"
+    joblib.dump(_fit_small(FunctionTransformer(np.log1p), DecisionTreeClassifier()), pkl)
+    out = tmp_path / "model.json"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["import", str(pkl), "--allow-pickle", "-o", str(out)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "functiontransformer" in err[0] and "Traceback" not in err[0], err
+    assert not out.exists()
