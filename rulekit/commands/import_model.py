@@ -41,6 +41,10 @@ def sniff_format(path: Path, head: bytes) -> str:
 def load_foreign(file: Path, format: str | None, allow_pickle: bool, arithmetic: str | None = None):
     """The IR Model for a foreign model file. ``arithmetic`` (XGBoost only): "float32" sums as
     XGBoost does (the default), "float64" sums in float64 (every SQL dialect then sums alike)."""
+    if file.is_dir():  # a saved Spark ML model is a directory (metadata/ + data/ or stages/)
+        if format not in (None, "spark"):
+            raise RulekitError(f"{file}: is a directory; only --format spark reads one (a saved Spark ML model)")
+        return _load(file, "spark", allow_pickle, arithmetic)
     try:
         with file.open("rb") as fh:
             head = fh.read(4096)
