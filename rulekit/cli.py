@@ -215,6 +215,10 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
                                     "generalised by pessimistic error; or pessimistic, reduced-error (rules only)"),
           select: str = typer.Option("mdl", "--select",
                                      help="mdl: keep each class's rules of shortest description; none: keep all"),
+          cf: Optional[float] = typer.Option(None, "--cf", help="with --prune-data: C4.5's confidence factor "
+                                             "for generalising rules (default 0.25; lower prunes more)"),
+          min_rules: int = typer.Option(0, "--min-rules", help="with --prune-data: when the MDL choice "
+                                        "leaves fewer rules, choose without it and keep at least this many"),
           induce: bool = typer.Option(False, "--induce",
                                       help="learn rules from the data file MODEL directly (needs --target)"),
           target: Optional[str] = typer.Option(None, "--target", help="with --induce: the class column"),
@@ -234,7 +238,8 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
         raise RulekitError(f"--prune must be pessimistic or reduced-error (got {prune!r})")
     raise typer.Exit(_run(quiet, cmd.run, model=model, prune_data=prune_data, dnf=dnf,
                           order=order.value, output=output, prune=prune, na_values=na_values,
-                          select=select, induce=induce, target=target, exact=exact))
+                          select=select, induce=induce, target=target, exact=exact, cf=cf,
+                          min_rules=min_rules))
 
 
 @app.command()

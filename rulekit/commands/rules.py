@@ -16,7 +16,8 @@ from rulekit.util import count
 
 def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: Path,
         prune: str | None = None, quiet: bool = False, na_values: str | None = None,
-        select: str = "mdl", induce: bool = False, target: str | None = None, exact: bool = False) -> int:
+        select: str = "mdl", induce: bool = False, target: str | None = None, exact: bool = False,
+        cf: float | None = None, min_rules: int = 0) -> int:
     """Without ``--prune-data`` the rules predict exactly what the model predicts; with it, rules are
     pruned and ordered by class with a default. By default (no ``prune``) a single tree is first
     pruned by reduced error on that data, then each path rule is generalised by C4.5rules'
@@ -24,7 +25,10 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     ``prune="reduced-error"`` prunes the rules on that data instead. ``induce``: MODEL is a data
     file and the rules are learned from it directly (sequential covering, ``target`` its class).
     Every step's rules, conditions and pruning-data accuracy go to stderr unless ``quiet``. The file is
-    the readable text (:mod:`rulekit.dsl.readable`) unless ``exact`` (every digit of every number)."""
+    the readable text (:mod:`rulekit.dsl.readable`) unless ``exact`` (every digit of every number).
+    ``cf``: C4.5's confidence factor for the pessimistic generalisation (0.25; lower prunes more);
+    ``min_rules``: when the MDL choice leaves fewer rules, choose without it and keep at least that
+    many."""
     from rulekit import dsl
     from rulekit.rules import to_rules
     from rulekit.rules.boxes import count_literals
@@ -32,6 +36,11 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
 
     if select not in ("mdl", "none"):
         raise RulekitError(f"--select must be mdl or none (got {select!r})")
+    if (cf is not None or min_rules) and (induce or prune_data is None):
+        what = "--cf" if cf is not None else "--min-rules"
+        raise RulekitError(f"{what} applies to pruning a tree's rules: it needs --prune-data (not --induce)")
+    if cf is not None and prune == "reduced-error":
+        raise RulekitError("--cf is the pessimistic generalisation's confidence; --prune reduced-error has none")
     if induce:
         return _induce(data=model, target=target, output=output, quiet=quiet, dnf=dnf, order=order,
                        na_values=na_values,
@@ -60,7 +69,8 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         with located(data or {}, obj.features):
             rb = to_rules(obj, prune=method, prune_data=data, dnf=dnf, order=order,
                           mdl=select == "mdl" if method else None,
-                          tree_prune=prune is None and data is not None, steps=steps)
+                          tree_prune=prune is None and data is not None, steps=steps,
+                          cf=0.25 if cf is None else cf, min_rules=min_rules)
     with progress.phase(f"writing {output} ({describe(rb)})"):
         text = dsl.dumps(rb, exact=exact)
         write_atomic(output, text)
@@ -68,7 +78,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         for line in steps.lines():
             print(f"rulekit: {line}", file=sys.stderr)
     if data is not None:
-        _warn_collapse(rb, steps, len(next(iter(data.values()))), select, prune)
+        _warn_collapse(rb, steps, len(next(iter(data.values()))), select, prune, cf)
         first = steps.items[0] if steps.items else None
         if not quiet and prune is None and first is not None and first.rules > 1 and first.accuracy == 1.0:
             print("rulekit: note: the tree fits the pruning data perfectly (its training data?): rules are "
@@ -80,16 +90,27 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     return 0
 
 
-def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None) -> None:
+def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None, cf: float | None = None) -> None:
     """One line on stderr (even with -q: the result is probably not what was asked for) when
-    pruning left no rule: every case takes the default class."""
+    pruning left no rule: every case takes the default class. It names the step that removed the
+    last rules and the pruning accuracy before and after it."""
     if rb.rules:
         return
     label = rb.default.label if rb.default is not None else None
     before = next((s for s in steps.items if s.rules), None)
-    why = (f"pruning removed all {before.rules} rules: on the {n_rows} pruning rows no rule did better "
-           f"than predicting {label!r} for everything") if before else "the tree has a single leaf"
+    last = max((i for i, s in enumerate(steps.items) if s.rules), default=None)
+    gone = steps.items[last + 1] if last is not None and last + 1 < len(steps.items) else None
+    if before is None:
+        why = "the tree has a single leaf"
+    else:
+        why = (f"pruning removed all {before.rules} rules: on the {n_rows} pruning rows no rule did better "
+               f"than predicting {label!r} for everything")
+        if gone is not None and gone.accuracy is not None and steps.items[last].accuracy is not None:
+            why += (f" (the last {steps.items[last].rules} went in '{gone.name}', pruning accuracy "
+                    f"{steps.items[last].accuracy:.4f} -> {gone.accuracy:.4f})")
     hints = [h for h in ("--select none" if select == "mdl" else "",
+                         "--min-rules 1" if select == "mdl" else "",
+                         "--cf 0.5" if prune != "reduced-error" and (cf is None or cf < 0.5) else "",
                          "--prune reduced-error" if prune != "reduced-error" else "",
                          "more pruning rows") if h]
     print(f"rulekit: warning: the rule base is only the default class {label!r}: {why}; "

@@ -24,7 +24,7 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
              prune: Literal["pessimistic", "reduced-error"] | None = None, prune_data: Any = None,
              dnf: bool = False, order: Literal["first-hit", "vote"] = "first-hit", mdl: bool | None = None,
              cf: float = 0.25, positive: Any = None, stats: bool = True, name: str | None = None,
-             tree_prune: bool = False, steps: Steps | None = None) -> RuleBase:
+             tree_prune: bool = False, steps: Steps | None = None, min_rules: int = 0) -> RuleBase:
     """A rule base from ``model``.
 
     ``simplify``    exact condition simplification (one interval per feature, merged sets, ...);
@@ -42,9 +42,15 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
                     so that C4.5rules starts from paths the data supports (the ``rules`` command's
                     default with pruning data); skipped for trees without class counts on splits.
     ``steps``       a :class:`~rulekit.rules.steps.Steps` that records what each pass did.
+    ``min_rules``   when pruning and the MDL choice leave fewer rules, the rules are chosen without
+                    MDL and deleting rules stops at this many (before DNF merging).
     """
     if mdl is None:
         mdl = prune is not None
+    if not 0.0 < cf < 1.0:
+        raise RulekitError(f"the confidence factor must be between 0 and 1 (got {cf})")
+    if min_rules < 0:
+        raise RulekitError(f"the minimum number of rules cannot be negative (got {min_rules})")
     if prune not in (None, "pessimistic", "reduced-error"):
         raise RulekitError(f"unknown pruning method {prune!r} (use pessimistic or reduced-error)")
     if order not in ("first-hit", "vote"):
@@ -95,7 +101,11 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
         if steps is not None:
             steps.rules(f"{prune} pruning of each rule", rb, X, y)
         pruned = rb
-        rb = _prune.organize(rb, X, y, mdl=mdl, positive=positive)
+        rb = _prune.organize(rb, X, y, mdl=mdl, positive=positive, min_rules=min_rules)
+        if mdl and len(rb.rules) < min_rules:
+            rb = _prune.organize(pruned, X, y, mdl=False, positive=positive, min_rules=min_rules)
+            if steps is not None:
+                steps.note(f"MDL left fewer than {min_rules} rules: chosen without it (--min-rules)")
         if prune == "reduced-error" and positive is None and _accuracy(rb, X, y) < _accuracy(pruned, X, y):
             rb = pruned  # reduced error never loses accuracy on its pruning set: keep its own order
         rb = _prune.drop_unseen_missing(rb, X, y)

@@ -299,13 +299,15 @@ def _first(match: np.ndarray, alive: np.ndarray) -> np.ndarray:
 
 
 def organize(rb: RuleBase, X: Any, y: Any, *, mdl: bool = False, positive: Any = None,
-             theory_weight: float = 0.5) -> RuleBase:
-    """Turn pruned (overlapping) rules into a C4.5rules decision list with a default class."""
+             theory_weight: float = 0.5, min_rules: int = 0) -> RuleBase:
+    """Turn pruned (overlapping) rules into a C4.5rules decision list with a default class;
+    deleting rules that add no errors stops at ``min_rules``."""
     with no_gc():
-        return _organize(rb, X, y, mdl, positive, theory_weight)
+        return _organize(rb, X, y, mdl, positive, theory_weight, min_rules)
 
 
-def _organize(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, theory_weight: float) -> RuleBase:
+def _organize(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, theory_weight: float,
+              min_rules: int = 0) -> RuleBase:
     ctx = _context(rb, X, y)
     oc = engine.outcomes(rb)
     K = len(ctx.classes)
@@ -346,14 +348,15 @@ def _organize(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, theory_wei
     order = sorted(by_class, key=lambda c: (fp(c), c))
     ordered = [cd for c in order for cd in by_class[c]]
     default = _default_class(ctx, [cd[2] for cd in ordered], K, pos)
-    ordered = _delete_rules(ctx, ordered, default)
+    ordered = _delete_rules(ctx, ordered, default, min_rules)
     if mdl and pos is None:
-        ordered, default = _shortest_list(ctx, by_class, order, ordered, default, stats, theory_weight)
+        ordered, default = _shortest_list(ctx, by_class, order, ordered, default, stats, theory_weight,
+                                          min_rules)
     return _rebuild(rb, ctx, [(cd[0], cd[1]) for cd in ordered], default)
 
 
 def _shortest_list(ctx: _Ctx, by_class: dict, order: list, ordered: list, default: int, stats: dict,
-                   w: float) -> tuple[list, int]:
+                   w: float, min_rules: int = 0) -> tuple[list, int]:
     """C4.5rules' list, or for some class d the other classes' rules with d as the default: the one
     with the shortest description (errors + ``w`` * theory bits) on the data. A class that is cheaper
     to describe as what is left over gets no rules of its own (they are exceptions to exceptions)."""
@@ -367,9 +370,9 @@ def _shortest_list(ctx: _Ctx, by_class: dict, order: list, ordered: list, defaul
 
     best = (bits(ordered, default), ordered, default)
     for d in sorted(range(K), key=lambda c: -int((ctx.yc == c).sum())):  # the majority first on ties
-        lst = _delete_rules(ctx, [cd for c in order if c != d for cd in by_class[c]], d)
+        lst = _delete_rules(ctx, [cd for c in order if c != d for cd in by_class[c]], d, min_rules)
         b = bits(lst, d)
-        if b < best[0] - 1e-9:
+        if b < best[0] - 1e-9 and (len(lst) >= min_rules or len(lst) >= len(best[1])):
             best = (b, lst, d)
     return best[1], best[2]
 
@@ -404,11 +407,12 @@ def _errors(ctx: _Ctx, rules: list, default: int) -> int:
     return int((pred != ctx.yc).sum())
 
 
-def _delete_rules(ctx: _Ctx, rules: list, default: int) -> list:
-    """Delete rules while that does not increase the training errors (largest gain first)."""
+def _delete_rules(ctx: _Ctx, rules: list, default: int, min_rules: int = 0) -> list:
+    """Delete rules while that does not increase the training errors (largest gain first), down to
+    ``min_rules``."""
     rules = list(rules)
     current = _errors(ctx, rules, default)
-    while rules:
+    while len(rules) > min_rules:
         best, best_err = None, None
         for j in range(len(rules)):
             err = _errors(ctx, rules[:j] + rules[j + 1:], default)

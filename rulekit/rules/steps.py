@@ -29,6 +29,7 @@ class Step:
 @dataclass
 class Steps:
     items: list[Step] = field(default_factory=list)
+    notes: list[tuple[int, str]] = field(default_factory=list)  # (after how many steps, text)
 
     def model(self, name: str, model: Any, X: Any, y: Any) -> None:
         """A tree: its leaves are its rules, its splits along every path its literals."""
@@ -43,6 +44,10 @@ class Steps:
                 stack.extend((k, depth + 1) for k in g.successors(node))
         self.items.append(Step(name, leaves, lits, _accuracy(model.predict(X), y)))
 
+    def note(self, text: str) -> None:
+        """A line about a decision between passes (no counts)."""
+        self.notes.append((len(self.items), text))
+
     def rules(self, name: str, rb: Any, X: Any, y: Any) -> None:
         acc = _accuracy(rb.predict(X), y) if X is not None else None
         default = rb.default.label if rb.default is not None else None
@@ -51,9 +56,11 @@ class Steps:
 
     def lines(self) -> list[str]:
         out = []
-        for s in self.items:
+        for i, s in enumerate(self.items):
+            out += [text for at, text in self.notes if at == i]
             acc = "" if s.accuracy is None else f", accuracy on the pruning data {s.accuracy:.4f}"
             out.append(f"{s.name}: {count(s.rules, 'rule')}, {count(s.literals, 'condition')}{acc}")
+        out += [text for at, text in self.notes if at >= len(self.items)]
         return out
 
 

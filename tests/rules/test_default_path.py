@@ -141,3 +141,47 @@ def test_missing_sides_the_pruning_data_never_shows_are_dropped():
     Xm.loc[::7, :] = None  # every feature missing somewhere: the tree's missing sides stay
     rbm = rulekit.to_rules(model, prune="pessimistic", prune_data=(Xm, yp), dnf=True, tree_prune=True)
     assert missing_tests(rbm) > 0
+
+
+def _tiny_pruning_file(tmp_path, concept, n=40):
+    X, y = concept.sample(n, np.random.default_rng(9))
+    y = np.where(np.random.default_rng(3).random(n) < 0.2, 1 - y, y)
+    _write(tmp_path / "tiny.csv", X, y)
+
+
+def test_min_rules_keeps_rules_where_mdl_left_only_the_default(tmp_path, run):
+    concept = _concept_files(tmp_path, 4)
+    _tiny_pruning_file(tmp_path, concept)
+    assert run("fit", "train.csv", "--target", "y", "-o", "m.json", cwd=tmp_path).returncode == 0
+    r = run("rules", "m.json", "--prune-data", "tiny.csv", "-q", "-o", "a.rules", cwd=tmp_path)
+    warn = [line for line in r.stderr.splitlines() if "warning" in line]
+    assert len(warn) == 1 and "--min-rules" in warn[0] and "pruning accuracy" in warn[0], r.stderr
+    assert not rulekit.load(tmp_path / "a.rules").rules
+    r = run("rules", "m.json", "--prune-data", "tiny.csv", "--min-rules", "2", "-o", "b.rules", cwd=tmp_path)
+    assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
+    assert "chosen without it (--min-rules)" in r.stderr
+    assert len(rulekit.load(tmp_path / "b.rules").rules) >= 2
+
+
+def test_cf_sets_how_far_rules_generalise(tmp_path, run):
+    _concept_files(tmp_path, 7, noise=0.1)
+    assert run("fit", "train.csv", "--target", "y", "-o", "m.json", cwd=tmp_path).returncode == 0
+    conditions = {}
+    for cf in ("0.01", "0.6"):
+        r = run("rules", "m.json", "--prune-data", "prune.csv", "--cf", cf, "--select", "none", "-o",
+                f"{cf}.rules", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        line = next(x for x in r.stderr.splitlines() if "pessimistic pruning of each rule" in x)
+        conditions[cf] = int(line.split(", ")[1].split()[0].replace(",", ""))
+    assert conditions["0.01"] < conditions["0.6"], conditions
+
+
+@pytest.mark.parametrize("args", [["--prune-data", "prune.csv", "--cf", "1.5"], ["--min-rules", "2"],
+                                  ["--prune-data", "prune.csv", "--prune", "reduced-error", "--cf", "0.1"],
+                                  ["--prune-data", "prune.csv", "--min-rules", "-1"]])
+def test_bad_cf_and_min_rules_are_one_line(tmp_path, run, args):
+    _concept_files(tmp_path, 4, n=300, m=100)
+    assert run("fit", "train.csv", "--target", "y", "-o", "m.json", cwd=tmp_path).returncode == 0
+    r = run("rules", "m.json", *args, "-o", "x.rules", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert not (tmp_path / "x.rules").exists()
