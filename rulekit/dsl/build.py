@@ -12,6 +12,7 @@ its token; parsing goes on to find the others.
 from __future__ import annotations
 
 import difflib
+import math
 
 from lark import Transformer_NonRecursive
 from pydantic import ValidationError
@@ -49,6 +50,15 @@ class _Sum:
 
 class _Dist(list):
     tok = None  # the '[' ... first number, for errors
+
+
+class _Fraction:
+    """A probability written ``a/b`` (its float64 quotient)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: float):
+        self.value = value
 
 
 class _Val:
@@ -688,9 +698,20 @@ class Builder(Transformer_NonRecursive):
 
     def named_prob(self, c):
         toks = [t for t in c if t is not None]
+        if type(toks[-1]) is _Fraction:
+            (label, tok), = self.typed_literals(toks[:-1])
+            return label, tok, toks[-1].value
         n = 2 if len(toks) >= 3 and toks[-2].type == "ADDOP" else 1
         (label, tok), = self.typed_literals(toks[:-n])
         return label, tok, self.numbers(toks[-n:])[0][0]
+
+    def fraction(self, c):
+        num, den = (t for t in c if t is not None and getattr(t, "type", None) == "NUMBER")
+        a, b = literals.read_number(num.value), literals.read_number(den.value)
+        if b == 0:
+            self.err(den, "a fraction's denominator is 0")
+            return _Fraction(math.nan)
+        return _Fraction(a / b)
 
     def value_part(self, c):
         v, tok = self.numbers(c)[0]

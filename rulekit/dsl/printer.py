@@ -17,6 +17,7 @@ with an explicit stack.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from rulekit.dsl import missing
 from rulekit.dsl.build import MAX_DEPTH
@@ -43,7 +44,7 @@ def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) ->
     out: list[str] = []
     for c in rb.comments:
         out.extend(_comment_lines(c))
-    out.extend(header_lines(rb, declared))
+    out.extend(header_lines(rb, declared, fractions=not exact))
     group = 0
     blank_pending = True
     for r in rb.rules:
@@ -58,7 +59,7 @@ def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) ->
         if opens:
             out.append(f"group {r.group}")
             group = r.group
-        out.extend(rule_lines(r, rb.task, rb.classes))
+        out.extend(rule_lines(r, rb.task, rb.classes, fractions=not exact))
     if rb.footer_comments:
         out.append("")
         for c in rb.footer_comments:
@@ -66,7 +67,7 @@ def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) ->
     return "\n".join(out) + "\n"
 
 
-def header_lines(rb: RuleBase, declared: dict | None = None) -> list[str]:
+def header_lines(rb: RuleBase, declared: dict | None = None, *, fractions: bool = False) -> list[str]:
     lines = [f"rulebase {name(rb.name, NO_WORDS)}"]
     target = f"target {name(rb.target, NO_WORDS)}:"
     classes = None if rb.classes is None else "{" + ", ".join(typed(c, VALUE_WORDS) for c in rb.classes) + "}"
@@ -103,20 +104,24 @@ def header_lines(rb: RuleBase, declared: dict | None = None) -> list[str]:
             text += " arithmetic " + c.arithmetic
         lines.append(text)
     if rb.default is not None:
-        lines.append("default " + conclusion(rb.default, rb.task, rb.classes))
+        lines.append("default " + conclusion(rb.default, rb.task, rb.classes, fractions=fractions))
     return lines
 
 
-def conclusion(c: Conclusion, task: str, classes: tuple | None = None) -> str:
+def conclusion(c: Conclusion, task: str, classes: tuple | None = None, *, fractions: bool = False) -> str:
     """A conclusion as text; with ``classes`` (a classification base's) its distribution names them:
-    ``yes {no: 0.125, yes: 0.875}`` (probabilities exact: they are what exports emit)."""
+    ``yes {no: 0.125, yes: 0.875}`` (probabilities exact: they are what exports emit). With
+    ``fractions`` a probability of more than 4 significant digits that is exactly the float64
+    quotient of two whole numbers below 10,000 prints as that fraction (``5/14``, not
+    ``0.35714285714285715``); others keep every digit."""
     parts = []
     if c.label is not None:
         parts.append("label " + typed(c.label, VALUE_WORDS) if task == "regression"
                      else typed(c.label, LABEL_WORDS))
     if c.distribution is not None:
         if task == "classification" and classes and len(classes) == len(c.distribution):
-            parts.append("{" + ", ".join(f"{typed(k, VALUE_WORDS)}: {number(p)}"
+            show = probability if fractions else number
+            parts.append("{" + ", ".join(f"{typed(k, VALUE_WORDS)}: {show(p)}"
                                          for k, p in zip(classes, c.distribution)) + "}")
         else:
             parts.append("[" + ", ".join(number(p) for p in c.distribution) + "]")
@@ -126,10 +131,24 @@ def conclusion(c: Conclusion, task: str, classes: tuple | None = None) -> str:
     return " ".join(parts) if parts else "nothing"
 
 
-def rule_lines(r: Rule, task: str, classes: tuple | None = None) -> list[str]:
+def probability(p: float) -> str:
+    """``p`` as written in a readable distribution: its shortest decimal when that has at most 4
+    significant digits, else ``a/b`` (b < 10,000) when ``a / b`` in float64 is exactly ``p``, else
+    every digit."""
+    text = number(p)
+    digits = text.split("e")[0].split("E")[0].replace("-", "").replace(".", "").lstrip("0")
+    if len(digits) <= 4 or not (0 < p < 1):
+        return text
+    f = Fraction(p).limit_denominator(9999)
+    if f.numerator / f.denominator == p:
+        return f"{f.numerator}/{f.denominator}"
+    return text
+
+
+def rule_lines(r: Rule, task: str, classes: tuple | None = None, *, fractions: bool = False) -> list[str]:
     prefix = (rule_id(r.id, all_words()) + ": " if r.id is not None else "") + "if "
     items, joiner = top_items(r.condition, r.id)
-    tail = " then " + conclusion(r.conclusion, task, classes)
+    tail = " then " + conclusion(r.conclusion, task, classes, fractions=fractions)
     if r.weight is not None:
         tail += " weight " + number(r.weight)
     if r.stats:

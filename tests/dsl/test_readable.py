@@ -6,6 +6,8 @@ import math
 import re
 
 import numpy as np
+import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -176,3 +178,52 @@ def test_rules_command_writes_readable_text_and_every_digit_with_exact(tmp_path)
     assert dsl.loads(out[True]) == rulekit.to_rules(model)  # every digit
     assert dsl.loads(out[False]) == readable(rulekit.to_rules(model))
     assert len(out[False]) < len(out[True])
+
+
+@examples(300)
+@given(st.integers(1, 9998), st.integers(2, 9999), st.floats(0.001, 0.999))
+def test_probabilities_print_as_fractions_and_read_back_exactly(a, b, other):
+    """A probability that is the float64 quotient of two whole numbers below 10,000 prints as that
+    fraction; every probability reads back bit for bit (fractions or every digit)."""
+    a = min(a, b - 1)
+    p, q = a / b, (b - a) / b
+    rb = RuleBase(task="classification", classes=("no", "yes"), features=(Feature(name="h"),),
+                  default=Conclusion(label="yes" if q >= p else "no", distribution=(p, q)),
+                  rules=(Rule(condition=Compare(feature="h", op=">", value=1.0),
+                              conclusion=Conclusion(label="no", distribution=(other, 1 - other))),))
+    text = dsl.dumps(rb)
+    back = dsl.loads(text)
+    assert back.default.distribution == (p, q) and back.rules[0].conclusion.distribution == (other, 1 - other)
+    default_line = next(line for line in text.splitlines() if line.startswith("default"))
+    for v in (p, q):
+        if _digits(repr(v)) > 4:
+            assert "/" in default_line.split("{")[1], default_line
+    assert "/" not in dsl.dumps(rb, exact=True)  # exact: every digit
+
+
+@pytest.mark.slow
+def test_learned_distributions_read_short():
+    """PlayGolf (ID3, C4.5) and breast_cancer (CART, pruned) rules files: no number outside the
+    conditions with more than 4 significant digits (distributions read as fractions, 5/14)."""
+    from sklearn.datasets import load_breast_cancer
+
+    from rulekit.learners import C45Classifier, CARTClassifier, ID3Classifier
+
+    golf = pd.read_csv("rulekit/data/playgolf.csv")
+    bases = []
+    for learner in (ID3Classifier, C45Classifier):
+        model = learner().fit(golf.drop(columns="play"), golf["play"])
+        bases.append(rulekit.to_rules(model.model_))
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    model = CARTClassifier(max_depth=4).fit(X, y)
+    bases.append(rulekit.to_rules(model.model_, prune="pessimistic", prune_data=(X, y)))
+    for rb in bases:
+        text = dsl.dumps(rb)
+        for line in text.splitlines():
+            conclusion = line.split(" then ", 1)[1] if " then " in line else line if line.startswith(
+                ("default", "    then")) else ""
+            for tok in _NUM.findall(conclusion):
+                assert _digits(tok) <= 4, line
+        back = dsl.loads(text)
+        assert [r.conclusion for r in back.rules] == [r.conclusion for r in rb.rules]
+        assert back.default == rb.default
