@@ -111,6 +111,8 @@ def _features(cols: list[Column], names: list[str]) -> tuple[list[Feature], dict
     so any value, text or number, is accepted."""
     kinds: dict[int, Any] = {}
     for c in cols:
+        if isinstance(c, Num) and c.missing_only:
+            continue  # fits a numeric and a nominal column alike
         prev = kinds.get(c.col)
         this = ("nominal", c.domain) if isinstance(c, Coded) else ("numeric", None)
         if prev is not None and prev != this:
@@ -148,6 +150,9 @@ def from_pipeline(pipe: Any, import_estimator: Callable[[Any], Model]) -> Model:
         raise RulekitError(f"pipeline step {name!r} reads {model.n_features} columns, the "
                            f"preprocessing gives {len(cols)}")
     features, feature_of = _features(cols, names)
+    cols = [c.as_coded(features[feature_of[c.col]].domain)
+            if isinstance(c, Num) and c.missing_only and features[feature_of[c.col]].kind == "nominal"
+            else c for c in cols]
     trees = fold_trees(model.trees, cols, feature_of, [f.domain for f in model.features])
     source = dict(model.source)
     source["pipeline"] = [f"{n}: {type(t).__name__ if not isinstance(t, str) else t}"

@@ -25,6 +25,7 @@ class Arith:
     step: str
     fn: Fn
     fill: Any = None        # an imputation: the value NaN becomes (``fn`` does the same on numbers)
+    indicator: bool = False  # a missing indicator: the result says only whether x was missing
 
     @property
     def is_imputation(self) -> bool:
@@ -49,6 +50,17 @@ class Num:
     def only_imputed(self) -> bool:
         """No arithmetic on numbers: a tree threshold on this column is a threshold on ``x``."""
         return all(a.is_imputation for a in self.fns)
+
+    @property
+    def missing_only(self) -> bool:
+        """The value depends on whether ``x`` is missing, nothing else (a missing indicator)."""
+        return any(a.indicator for a in self.fns)
+
+    def as_coded(self, domain: tuple) -> Coded:
+        """This column read on a nominal raw column (only for :attr:`missing_only` columns)."""
+        present, missing = (float(v) for v in self.apply(np.asarray([0.0, np.nan])))
+        return Coded(self.col, domain, (present,) * len(domain), present, missing,
+                     self.fns[-1].step, tuple(a.step for a in self.fns))
 
     @property
     def raw_fill(self) -> Any:

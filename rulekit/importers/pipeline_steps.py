@@ -84,8 +84,6 @@ def _imputer(t: Any, step: str, cols: list[Column]) -> list[Column]:
     if not _is_nan(t.missing_values):
         raise refuse(step, f"SimpleImputer(missing_values={t.missing_values!r}) (only NaN, which "
                            f"is what rulekit reads as missing)")
-    if t.add_indicator:
-        raise refuse(step, "SimpleImputer(add_indicator=True)")
     out: list[Column] = []
     for c, fill in zip(cols, t.statistics_):
         fill = fill.item() if isinstance(fill, np.generic) else fill
@@ -99,7 +97,15 @@ def _imputer(t: Any, step: str, cols: list[Column]) -> list[Column]:
             return np.where(np.isnan(x), np.nan if number is None else number, x)
 
         out.append(_arith(c, Arith(step, fn, fill=fill)))
+    if t.add_indicator:  # 1.0 where the imputer's input is missing, after the imputed columns
+        for j in t.indicator_.features_:
+            out.append(_arith(cols[int(j)], Arith(f"{step} (missing indicator)", _is_missing_fn,
+                                                  indicator=True)))
     return out
+
+
+def _is_missing_fn(x: np.ndarray) -> np.ndarray:
+    return np.where(np.isnan(x), 1.0, 0.0)
 
 
 # --- scalers --------------------------------------------------------------------------------------

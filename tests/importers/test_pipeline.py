@@ -150,6 +150,17 @@ def impute_mean_then_scale():
 
 
 @case
+def impute_with_indicator():
+    ct = ColumnTransformer([("num", SimpleImputer(strategy="median", add_indicator=True), ["age", "income"]),
+                            ("cat", SimpleImputer(strategy="most_frequent", add_indicator=True), ["color"])],
+                           remainder="drop")
+    pipe = make_pipeline(ct, ColumnTransformer([("oh", OneHotEncoder(handle_unknown="ignore"), [4])],
+                                               remainder="passthrough"),
+                         DecisionTreeClassifier(max_depth=8, random_state=13))
+    return _fit(pipe, raw_frame(), "binary")
+
+
+@case
 def scale_then_impute_median_boosting():
     return _fit(make_pipeline(StandardScaler(with_mean=False), SimpleImputer(strategy="median"),
                               GradientBoostingClassifier(n_estimators=12, max_depth=3, random_state=4)),
@@ -431,7 +442,6 @@ def _fit_small(*steps):
 @pytest.mark.parametrize("steps, match", [
     ((FunctionTransformer(np.log1p), DecisionTreeClassifier()), "FunctionTransformer with a function"),
     ((PolynomialFeatures(), DecisionTreeClassifier()), "'polynomialfeatures'"),
-    ((SimpleImputer(add_indicator=True), DecisionTreeClassifier()), "add_indicator"),
     ((SimpleImputer(missing_values=-1.0), DecisionTreeClassifier()), "missing_values=-1.0"),
 ])
 def test_unfoldable_steps_are_refused_by_name(steps, match):
