@@ -17,15 +17,15 @@ from rulekit.errors import RulekitError
 
 def run(*, source: Path, data: Path | None, target: str | None, port: int, host: str,
         no_browser: bool, quiet: bool = False) -> int:
-    try:
-        import nicegui  # noqa: F401
-    except ImportError:
-        raise RulekitError("rulekit studio needs NiceGUI: pip install 'rulekit[studio]'") from None
     from rulekit.studio.server import LOCAL_HOST, check_port, serve
     from rulekit.studio.session import Session
 
     session = Session(source, data, target)
     check_port(host, port)
+    try:
+        import nicegui  # noqa: F401
+    except ImportError:
+        raise RulekitError("rulekit studio needs NiceGUI: pip install 'rulekit[studio]'") from None
     if host != LOCAL_HOST:
         print(f"rulekit: warning: the studio listens on {host}, not only {LOCAL_HOST}: anyone who can "
               f"reach this machine on port {port} can read and write the files it opens", file=sys.stderr)

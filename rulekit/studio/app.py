@@ -174,9 +174,11 @@ class StudioPage:
                 ui.label(d.headline()).classes(f"rk-finding {d.severity}")
         n_err = sum(d.severity == "error" for d in found)
         self.status.set_text(f"{n_err} error(s), {len(found) - n_err} warning(s)" if found else "valid")
-        self.editor.decorations = [
+        # through the component's method, not the element's props: a props update re-sends the
+        # editor's value as the server last saw it, undoing keystrokes still on their way
+        self.editor.run_method("setDecorations", [
             {"kind": "mark", "from": m.start, "to": m.end, "class": f"rk-{m.diagnostic.severity}",
-             "attributes": {"title": m.diagnostic.message}} for m in marks(text, found)]
+             "attributes": {"title": m.diagnostic.message}} for m in marks(text, found)])
 
     def _show_impact(self, imp) -> None:
         self.changed_label.set_text(f"changed rows: {imp.changed:,} of {imp.rows:,}"

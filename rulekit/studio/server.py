@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 import socket
 import sys
 
@@ -43,6 +44,10 @@ def serve(session: Session, *, host: str, port: int, open_browser: bool) -> None
 
     def root() -> None:
         StudioPage(session)
+
+    # NiceGUI runs its own test harness when it sees pytest's variable; a studio that a test (or a
+    # tool run under pytest) starts is a real server all the same
+    os.environ.pop("PYTEST_CURRENT_TEST", None)
 
     print(f"rulekit studio: http://{host}:{port}/ ({session.display}; Ctrl-C stops)", file=sys.stderr)
     ui.run(root=root, host=host, port=port, reload=False, show=open_browser, title=f"rulekit studio",

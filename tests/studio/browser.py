@@ -40,7 +40,7 @@ def free_port() -> int:
 class Studio:
     """``rulekit studio ARGS --no-browser --port P`` running until :meth:`stop`."""
 
-    def __init__(self, *args: str, cwd=None, timeout: float = 60.0):
+    def __init__(self, *args: str, cwd=None, timeout: float = 120.0):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.proc = subprocess.Popen([sys.executable, "-m", "rulekit", "studio", *map(str, args),
@@ -83,7 +83,8 @@ def chrome(width: int = 1600, height: int = 1000):
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
 
 
-def wait_for(fn, timeout: float = 20.0, what: str = "condition"):
+def wait_for(fn, timeout: float = 20.0, what="condition"):
+    """fn() once truthy (its value); ``what`` (text, or a function giving it) names it on time-out."""
     end = time.monotonic() + timeout
     last = None
     while time.monotonic() < end:
@@ -94,6 +95,7 @@ def wait_for(fn, timeout: float = 20.0, what: str = "condition"):
         except Exception as err:  # noqa: BLE001 - the page may still be rendering
             last = err
         time.sleep(0.05)
+    what = what() if callable(what) else what
     raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
 
 
