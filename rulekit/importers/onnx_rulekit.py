@@ -1,12 +1,27 @@
-"""rulekit's own ONNX exports read back: the feature schema, classes and combiner from the metadata
-rulekit wrote (``rulekit.features``, ``rulekit.classes``, ``rulekit.combiner``), the trees from the
-tree-ensemble operator."""
+"""rulekit's own ONNX exports read back into the model they came from.
+
+The metadata rulekit writes (``rulekit.features``, ``rulekit.classes``, ``rulekit.combiner``,
+``rulekit.task``) gives the schema and the combiner; the trees come from the tree-ensemble
+operator, whose layout :mod:`rulekit.exporters.onnx.flatten` describes: boosting base scores are
+leading one-leaf trees; multiclass v5 forests are written once per class (target-major); float32
+sums give each tree a target of its own; legacy double models write leaf *numbers* that a
+``Gather`` maps to the double weights of ``leaf_table``; nominal features are tested as codes in
+derived columns after ``X`` (set chains, which come back as two-way nominal splits). Oblique
+splits (derived 0/1 columns) are refused. Predictions equal the exported model's.
+"""
 
 from __future__ import annotations
 
 import json
 
-from rulekit.importers.onnx_trees import OnnxModelError
+import numpy as np
+from onnx import numpy_helper
+
+from rulekit.importers.onnx_graph import ENSEMBLES, ML_DOMAIN, describe, ml_opset
+from rulekit.importers.onnx_tree_ir import TreeReader
+from rulekit.importers.onnx_trees import OnnxModelError, decode
+from rulekit.ir.model import Model
+from rulekit.ir.schema import Combiner, Feature
 
 
 def metadata(proto) -> dict[str, str]:
@@ -17,12 +32,97 @@ def is_rulekit(proto) -> bool:
     return proto.producer_name == "rulekit" and "rulekit.kind" in metadata(proto)
 
 
-def convert(proto):
+def convert(proto) -> Model:
     meta = metadata(proto)
     if meta.get("rulekit.kind") != "model":
         raise OnnxModelError(f"a rulekit {meta.get('rulekit.kind')} exported to ONNX (standard operators, "
                              f"no tree ensemble); import the rules file it was made from")
-    raise OnnxModelError("reading rulekit's own ONNX models back is not built yet")
+    try:
+        features = [Feature(**{k: v for k, v in f.items() if k in ("name", "kind", "domain", "match")})
+                    for f in json.loads(meta["rulekit.features"])]
+        combiner = Combiner.model_validate_json(meta["rulekit.combiner"])
+        classes = json.loads(meta["rulekit.classes"]) if "rulekit.classes" in meta else None
+        task = meta["rulekit.task"]
+        n_trees = int(meta["rulekit.n_trees"])
+    except (KeyError, ValueError, TypeError) as err:
+        raise OnnxModelError(f"rulekit metadata is incomplete or invalid ({type(err).__name__}: {err})") from None
+    nodes = [n for n in proto.graph.node if n.op_type in ENSEMBLES and n.domain == ML_DOMAIN]
+    if len(nodes) != 1:
+        raise OnnxModelError(f"a rulekit ONNX model with {len(nodes)} tree-ensemble nodes (expected 1)")
+    ens = decode(nodes[0], ml_opset(proto))
+    n_features = len(features)
+    nominal = [j for j, f in enumerate(features) if f.kind == "nominal"]
+    codes = {n_features + i: j for i, j in enumerate(nominal)}
+    if any(f >= n_features + len(nominal) for f in ens.feature):
+        raise OnnxModelError(f"{describe(nodes[0])}: tests an oblique-split column; rulekit cannot read "
+                             f"oblique splits back from ONNX (import the model file it was exported from)")
+    float32 = meta.get("rulekit.dtype") == "float32"
+    reader = TreeReader(ens, n_features, float32=float32, code_columns=codes)
+    values = _leaf_vectors(proto, ens)
+    trees = _trees(ens, reader, values, combiner, task, classes, n_trees)
+    source = json.loads(meta["rulekit.source"]) if "rulekit.source" in meta else {}
+    source["onnx"] = {"dtype": meta.get("rulekit.dtype"), "opset": meta.get("rulekit.opset")}
+    return Model(trees, features, task=task, classes=classes, combiner=combiner, source=source)
 
 
-__all__ = ["convert", "is_rulekit", "json"]
+def _leaf_vectors(proto, ens):
+    """``(op_tree, leaf) -> vector over the operator's targets`` (legacy double: the leaf number's
+    row of ``leaf_table``)."""
+    inits = {t.name: t for t in proto.graph.initializer}
+    table = start = None
+    for node in proto.graph.node:
+        if node.op_type == "Gather" and node.input and node.input[0].startswith("leaf_table"):
+            table = numpy_helper.to_array(inits[node.input[0]])
+        if node.op_type == "Add" and len(node.input) == 2 and node.input[1].startswith("leaf_start"):
+            start = numpy_helper.to_array(inits[node.input[1]])
+    W = np.zeros((len(ens.weights), ens.n_targets))
+    for j, entries in enumerate(ens.weights):
+        for k, w in entries:
+            W[j, k] += w
+    if table is None:
+        return lambda t, j: W[j]
+    if start is None:
+        raise OnnxModelError("a rulekit legacy double model without its leaf_start offsets")
+
+    def from_table(t, j):
+        number = int(W[j, t])  # tree t writes its leaf number to target t
+        return table[int(start[t]) + number]
+    return from_table
+
+
+def _trees(ens, reader: TreeReader, values, combiner: Combiner, task: str, classes, n_trees: int) -> list:
+    n_base = sum(1 for b in combiner.base_score if b != 0.0) if combiner.kind == "sum" else 0
+    n_op = ens.n_trees
+    copies = 1
+    if n_op != n_base + n_trees:
+        if n_base or n_op % n_trees:
+            raise OnnxModelError(f"the tree ensemble has {n_op} trees; rulekit's metadata says {n_trees}")
+        copies = n_op // n_trees  # v5 multiclass: the forest once per class, target-major
+    n_leaves_copy = len(ens.weights) // copies
+    out = []
+    for i in range(n_trees):
+        t = n_base + i
+        root = ens.roots[t]
+
+        def vector(j, t=t):
+            if copies == 1:
+                return values(t, j)
+            return np.array([values(q * n_trees + t, j + q * n_leaves_copy)[q] for q in range(copies)])
+
+        if combiner.kind == "sum":
+            k = t if combiner.arithmetic == "float32" else (combiner.tree_output or (0,) * n_trees)[i]
+
+            def leaf(j, vector=vector, k=k):
+                return (float(vector(j)[k]),)
+        elif task == "regression":
+            def leaf(j, vector=vector):
+                return (float(vector(j)[0]),)
+        elif len(classes) == 2:
+            def leaf(j, vector=vector):
+                p1 = float(vector(j)[0])
+                return (1.0 - p1, p1)
+        else:
+            def leaf(j, vector=vector):
+                return tuple(float(v) for v in vector(j)[:len(classes)])
+        out.append(reader.tree(root, leaf))
+    return out

@@ -28,12 +28,14 @@ from rulekit.ir.tree import graph_from_parts
 EQUALITY = (4, 5, 6)  # BRANCH_EQ, BRANCH_NEQ, BRANCH_MEMBER
 
 
-def nominal_domains(ens: Ensemble) -> dict[int, tuple[int, ...]]:
+def nominal_domains(ens: Ensemble, skip: set[int] = frozenset()) -> dict[int, tuple[int, ...]]:
     """Features tested by equality: their sorted integer values. A feature tested both by
     equality and by an order comparison, or against a non-integral value, is refused."""
     values: dict[int, set] = {}
     order: set[int] = set()
     for i, (m, f) in enumerate(zip(ens.mode, ens.feature)):
+        if f in skip:
+            continue
         if m in EQUALITY:
             vals = ens.members.get(i, ()) if m == 6 else (ens.value[i],)
             for v in vals:
@@ -55,11 +57,14 @@ class TreeReader:
     ``float32``: the operator compares in float (thresholds rounded to float32 as onnxruntime
     reads them), else in double."""
 
-    def __init__(self, ens: Ensemble, n_features: int, *, float32: bool, max_nodes: int = 50_000_000):
+    def __init__(self, ens: Ensemble, n_features: int, *, float32: bool, max_nodes: int = 50_000_000,
+                 code_columns: dict[int, int] | None = None):
         self.ens = ens
         self.n_features = n_features
         self.precision = "float32" if float32 else "float64"
-        self.domains = nominal_domains(ens)
+        # derived input columns that hold a nominal feature's category code (rulekit's exports)
+        self.code_columns = dict(code_columns or {})
+        self.domains = nominal_domains(ens, skip=set(self.code_columns))
         self.code = {f: {v: i for i, v in enumerate(d)} for f, d in self.domains.items()}
         self.max_nodes = max_nodes
         self.total = 0
@@ -81,6 +86,24 @@ class TreeReader:
                 stack.append(ens.false_ref[ref])
         return out
 
+    def _merge_chain(self, ref: int, node: dict, seen: np.ndarray) -> int:
+        """Fold ``x == c1 -> T, else x == c2 -> T, else ...`` into ``node`` (a set test to T);
+        the chain's last false child is returned. NaN goes to T if any link sends it there."""
+        ens = self.ens
+        f, target = ens.feature[ref], ens.true_ref[ref]
+        codes = set(node["_sets"][0])
+        nxt = ens.false_ref[ref]
+        while (nxt >= 0 and ens.mode[nxt] == 4 and ens.feature[nxt] == f and ens.true_ref[nxt] == target
+               and not seen[nxt]):
+            _visit(ens, seen, nxt)
+            one, _, _ = _split(self, nxt)
+            codes.update(one["_sets"][0])
+            if ens.missing_true[nxt]:
+                node["missing"] = 0
+            nxt = ens.false_ref[nxt]
+        node["_sets"] = (tuple(sorted(codes)), None)
+        return nxt
+
     def tree(self, root: int, leaf_value: Callable[[int], Sequence[float]]) -> nx.DiGraph:
         """The IR graph of the tree at ``root``, leaf ``j`` holding ``leaf_value(j)``."""
         ens = self.ens
@@ -90,7 +113,7 @@ class TreeReader:
         stack: list[tuple[int, int, int]] = [(root, -1, -1)]  # (ref, parent IR node, branch)
         while stack:
             ref, parent, branch = stack.pop()
-            while ref >= 0 and ens.true_ref[ref] == ens.false_ref[ref]:
+            while ref >= 0 and (ens.true_ref[ref] == ens.false_ref[ref] or _always_true(ens, ref)):
                 _visit(ens, seen, ref)
                 ref = ens.true_ref[ref]
             me = len(nodes)
@@ -100,7 +123,9 @@ class TreeReader:
                 nodes.append({"kind": "leaf", "value": tuple(float(v) for v in leaf_value(-1 - ref))})
                 continue
             _visit(ens, seen, ref)
-            node, first, second = _split(ens, ref, self.n_features, self.precision, self.code)
+            node, first, second = _split(self, ref)
+            if ens.mode[ref] == 4:  # BRANCH_EQ chain to one child (a set, as legacy ensembles write it)
+                second = self._merge_chain(ref, node, seen)
             nodes.append(node)
             stack.append((second, me, 1))
             stack.append((first, me, 0))
@@ -125,31 +150,57 @@ def _visit(ens: Ensemble, seen: np.ndarray, ref: int, name: int | None = None) -
     seen[ref] = True
 
 
-def _split(ens: Ensemble, i: int, n_features: int, precision: str, code: dict) -> tuple[dict, int, int]:
+def _always_true(ens: Ensemble, i: int) -> bool:
+    """``x <= +inf`` with NaN sent to true (rulekit writes a one-leaf tree so)."""
+    return ens.mode[i] == 0 and ens.value[i] == math.inf and ens.missing_true[i]
+
+
+def _split(reader: TreeReader, i: int) -> tuple[dict, int, int]:
     """The IR node for split ``i`` and the refs of its branch 0 and branch 1 children."""
+    ens = reader.ens
     m, f, t = ens.mode[i], ens.feature[i], ens.value[i]
-    if not 0 <= f < n_features:
-        raise OnnxModelError(f"{ens.name}: node {i} reads feature {f}, outside the input's "
-                             f"{n_features} columns")
     yes, no, nan_yes = ens.true_ref[i], ens.false_ref[i], ens.missing_true[i]
+    if f in reader.code_columns:
+        return _code_split(reader, i)
+    if not 0 <= f < reader.n_features:
+        raise OnnxModelError(f"{ens.name}: node {i} reads column {f}, outside the input's "
+                             f"{reader.n_features} columns")
     if m in EQUALITY:
         vals = ens.members.get(i, ()) if m == 6 else (t,)
-        codes = tuple(sorted({code[f][int(v)] for v in vals}))
+        codes = tuple(sorted({reader.code[f][int(v)] for v in vals}))
         if m == 5:  # x != t: the value goes to false, everything else (NaN too) to true
             return ({"kind": "nominal", "feature": f, "missing": 1, "_sets": (codes, None)}, no, yes)
         return ({"kind": "nominal", "feature": f, "missing": 0 if nan_yes else 1, "_sets": (codes, None)},
                 yes, no)
     if math.isnan(t):
         raise OnnxModelError(f"{ens.name}: node {i} has a NaN threshold")
-    if precision == "float32":
-        t = float(np.float32(t))
+    if reader.precision == "float32":
+        with np.errstate(over="ignore"):
+            t = float(np.float32(t))
     op = "<=" if m in (0, 3) else "<"
-    node = {"kind": "numeric", "feature": f, "threshold": float(t), "op": op, "precision": precision}
+    node = {"kind": "numeric", "feature": f, "threshold": float(t), "op": op, "precision": reader.precision}
     if m in (0, 1):  # x <= t / x < t: true is branch 0
         node["missing"] = 0 if nan_yes else 1
         return node, yes, no
     node["missing"] = 1 if nan_yes else 0  # x > t / x >= t: true is branch 1
     return node, no, yes
+
+
+def _code_split(reader: TreeReader, i: int) -> tuple[dict, int, int]:
+    """A test on a category-code column: set membership, or ``code <= +inf`` (not missing)."""
+    ens = reader.ens
+    m, t = ens.mode[i], ens.value[i]
+    yes, no, nan_yes = ens.true_ref[i], ens.false_ref[i], ens.missing_true[i]
+    f = reader.code_columns[ens.feature[i]]
+    if m in (4, 6):
+        vals = ens.members.get(i, ()) if m == 6 else (t,)
+        codes = tuple(sorted({int(v) for v in vals if v == int(v) and v >= 0}))
+        return ({"kind": "nominal", "feature": f, "missing": 0 if nan_yes else 1, "_sets": (codes, None)},
+                yes, no)
+    if m == 0 and t == math.inf:
+        return ({"kind": "nominal", "feature": f, "missing": 0 if nan_yes else 1, "_sets": (None, ())},
+                yes, no)
+    raise OnnxModelError(f"{ens.name}: node {i}: a {MODES[m]} test on a category-code column")
 
 
 __all__ = ["MODES", "TreeReader", "nominal_domains"]
