@@ -18,7 +18,7 @@ JOBLIB = ("a compressed joblib pickle (a scikit-learn model?)", "sklearn")
 XGBOOST_JSON = ("an XGBoost JSON model", "xgboost")
 XGBOOST_UBJ = ("an XGBoost UBJSON model", "xgboost")
 ONNX = ("an ONNX model", None)
-PMML = ("a PMML document", None)
+PMML = ("a PMML document", "pmml")
 CATBOOST_JSON = ("a CatBoost JSON model", "catboost")
 CATBOOST_CBM = ("a CatBoost binary model", "catboost")
 

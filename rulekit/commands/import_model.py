@@ -34,6 +34,8 @@ def sniff_format(path: Path, head: bytes) -> str:
         return "sklearn"
     if path.suffix.lower() == ".onnx" or (identify(head, path) or ("", ""))[1] == "onnx":
         return "onnx"
+    if stripped.startswith(b"<") and b"<PMML" in head[:2000]:
+        return "pmml"
     raise RulekitError(f"{path}: cannot tell which library wrote this model; pass --format (rulekit imports "
                        f"scikit-learn pickles, XGBoost JSON/UBJ and LightGBM text models)")
 

@@ -1,0 +1,371 @@
+"""Import PMML 4.x tree models: ``rulekit import model.pmml --format pmml``.
+
+Reads ``TreeModel``; ``MiningModel`` segmentations of trees (``sum``, ``average``, ``majorityVote``,
+and ``weightedAverage``/``weightedMajorityVote`` with equal weights) and the ``modelChain`` that
+sklearn2pmml writes for gradient boosting, XGBoost and LightGBM (sums of trees with ``Targets``, then
+a ``RegressionModel`` with a logit or softmax link); ``RuleSetModel`` with ``firstHit`` or
+``weightedMax`` selection (a decision list); ``Targets`` rescaling; DerivedFields that are a FieldRef.
+Anything else is refused with the file and the element's line.
+
+Arithmetic: leaf values and tests are exact (see :mod:`.pmml_tree`); ``Targets`` rescaling is folded
+into the leaves and the base score, so a sum ``(t1 + .. + tn) * factor + constant`` becomes
+``constant + t1*factor + .. + tn*factor`` (the same to ~1e-15 relative, not bit for bit).
+``x-mathContext="float"`` (JPMML's XGBoost models) sums in float32.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from lxml import etree
+
+from rulekit.importers.pmml_fields import Schema, label_value, read_schema
+from rulekit.importers.pmml_tree import GraphMaker, TreeContext, predicate_of
+from rulekit.importers.pmml_xml import MAX_BYTES, PmmlError, Where, child, children, local, parse
+from rulekit.ir.model import Combiner, Model
+
+MODEL_ELEMENTS = ("TreeModel", "MiningModel", "RuleSetModel", "RegressionModel", "NeuralNetwork",
+                  "GeneralRegressionModel", "NaiveBayesModel", "SupportVectorMachineModel",
+                  "Scorecard", "ClusteringModel", "AssociationModel", "NearestNeighborModel",
+                  "BaselineModel", "BayesianNetworkModel", "GaussianProcessModel", "SequenceModel",
+                  "TextModel", "TimeSeriesModel", "AnomalyDetectionModel")
+
+__all__ = ["MAX_BYTES", "PmmlError", "load_file", "loads"]
+
+
+def load_file(path: str | Path, *, assume_complete: bool = False) -> Model:
+    """The rulekit model of a PMML file. ``assume_complete``: read ``nullPrediction`` trees (which
+    give no prediction on a missing value) as if no value were ever missing; the model then agrees
+    with the file on complete rows only, and says so in ``model.source``."""
+    path = Path(path)
+    where = Where(path)
+    root = parse(path)
+    return _read(root, where, assume_complete)
+
+
+def loads(text: str | bytes, *, assume_complete: bool = False, name: str = "<pmml>") -> Model:
+    """:func:`load_file` for a PMML document in memory."""
+    from rulekit.importers.pmml_xml import safe_parser  # noqa: PLC0415 - same package
+
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    try:
+        tree = etree.ElementTree(etree.fromstring(data, safe_parser()))
+    except etree.XMLSyntaxError as err:
+        raise PmmlError(f"not well-formed XML: {err.msg}", file=name) from None
+    if tree.docinfo.doctype:
+        raise PmmlError("a PMML document has no DOCTYPE; this one declares one", file=name, line=1)
+    return _read(tree.getroot(), Where(Path(name)), assume_complete)
+
+
+def _read(root: etree._Element, where: Where, assume_complete: bool) -> Model:
+    models = [c for c in children(root) if local(c) in MODEL_ELEMENTS]
+    if not models:
+        raise where.error(root, "the PMML document holds no model")
+    model_el = models[0]
+    if local(model_el) not in ("TreeModel", "MiningModel", "RuleSetModel"):
+        raise where.error(model_el, f"<{local(model_el)}> is not a tree model (rulekit reads TreeModel, "
+                                    f"MiningModel of trees and RuleSetModel)")
+    _refuse_nested_field_treatments(model_el, where)
+    schema = read_schema(root, model_el, where)
+    reader = _Reader(schema, where, assume_complete)
+    model = reader.model(model_el)
+    source: dict[str, Any] = {"library": "pmml", "element": local(model_el),
+                              "version": root.get("version", "")}
+    app = child(child(root, "Header") if child(root, "Header") is not None else root, "Application")
+    if app is not None and app.get("name"):
+        source["application"] = app.get("name")
+    if reader.assumed:
+        source["assume_complete"] = True
+    model.source.update(source)
+    model.target = schema.target
+    return model
+
+
+def _refuse_nested_field_treatments(model_el, where: Where) -> None:
+    top = child(model_el, "MiningSchema")
+    for ms in model_el.iter():
+        if not isinstance(ms.tag, str) or local(ms) != "MiningSchema" or ms is top:
+            continue
+        for mf in children(ms, "MiningField"):
+            for attr in ("missingValueReplacement", "lowValue", "highValue"):
+                if mf.get(attr) is not None:
+                    raise where.error(mf, f"a nested MiningField with {attr} is not supported")
+            if mf.get("outliers", "asIs") != "asIs":
+                raise where.error(mf, "a nested MiningField with outliers is not supported")
+
+
+class _Reader:
+    def __init__(self, schema: Schema, where: Where, assume_complete: bool):
+        self.schema = schema
+        self.where = where
+        self.assume_complete = assume_complete
+        self.assumed = False
+        self.maker = GraphMaker(schema, where)
+
+    # --- dispatch -----------------------------------------------------------------------------
+    def model(self, el) -> Model:
+        name = local(el)
+        if name == "TreeModel":
+            return self._tree_model(el)
+        if name == "RuleSetModel":
+            return self._ruleset(el)
+        return self._mining(el)
+
+    def _task(self, el) -> str:
+        fn = self.where.attr(el, "functionName")
+        if fn not in ("classification", "regression"):
+            raise self.where.error(el, f"functionName={fn!r} (rulekit reads classification and regression)")
+        if fn == "classification" and not self.schema.classes:
+            raise self.where.error(el, "a classification model needs a categorical target with its values")
+        return fn
+
+    def _ctx(self, tree_el, task: str, scale: float = 1.0, float32: bool = False) -> TreeContext:
+        missing = tree_el.get("missingValueStrategy", "none")
+        if missing == "nullPrediction" and self.assume_complete:
+            self.assumed = True
+        if tree_el.get("splitCharacteristic", "multiSplit") not in ("binarySplit", "multiSplit"):
+            raise self.where.error(tree_el, "unknown splitCharacteristic")
+        return TreeContext(el=tree_el, missing=missing,
+                           no_true=tree_el.get("noTrueChildStrategy", "returnNullPrediction"),
+                           classes=tuple(self.schema.classes) if task == "classification" else None,
+                           class_type=self.schema.target_type, scale=scale,
+                           float32=float32 or tree_el.get("x-mathContext") == "float",
+                           assume_complete=self.assume_complete)
+
+    def _graph(self, tree_el, task: str, scale: float = 1.0, float32: bool = False):
+        root = child(tree_el, "Node")
+        if root is None:
+            raise self.where.error(tree_el, "a TreeModel needs a root <Node>")
+        return self.maker.tree(root, self._ctx(tree_el, task, scale, float32))
+
+    def _model(self, trees, task: str, combiner: Combiner | None = None) -> Model:
+        return Model(trees, self.schema.features, task=task,
+                     classes=self.schema.classes if task == "classification" else None,
+                     combiner=combiner, target=self.schema.target)
+
+    # --- TreeModel ----------------------------------------------------------------------------
+    def _tree_model(self, el) -> Model:
+        task = self._task(el)
+        if task == "regression":
+            base, factor = self._targets(el)
+            f32 = el.get("x-mathContext") == "float"
+            if base != 0.0 or factor != 1.0:
+                g = self._graph(el, task, scale=factor, float32=f32)
+                return self._model([g], task, Combiner(kind="sum", base_score=(base,),
+                                                       arithmetic="float32" if f32 else None))
+            return self._model([self._graph(el, task, float32=f32)], task)
+        return self._model([self._graph(el, task)], task)
+
+    def _targets(self, el) -> tuple[float, float]:
+        targets = child(el, "Targets")
+        if targets is None:
+            return 0.0, 1.0
+        ts = children(targets, "Target")
+        if len(ts) != 1:
+            raise self.where.error(targets, "rulekit reads Targets with one Target")
+        t = ts[0]
+        for attr in ("min", "max", "castInteger"):
+            if t.get(attr) is not None:
+                raise self.where.error(t, f"Target {attr} is not supported")
+        if children(t, "TargetValue"):
+            raise self.where.error(t, "Target with TargetValues is not supported")
+        base = self.where.number(t, "rescaleConstant", "0")
+        factor = self.where.number(t, "rescaleFactor", "1")
+        if el.get("x-mathContext") == "float":
+            base = float(np.float32(base))
+            if factor != 1.0:
+                raise self.where.error(t, "rescaleFactor in float arithmetic is not supported")
+        return base, factor
+
+    # --- MiningModel --------------------------------------------------------------------------
+    def _segments(self, seg_el) -> list:
+        out = []
+        for s in children(seg_el, "Segment"):
+            pred = predicate_of(s, self.where)
+            if local(pred) != "True":
+                raise self.where.error(pred, "rulekit reads segments whose predicate is <True/>")
+            inner = [c for c in children(s) if local(c) in MODEL_ELEMENTS]
+            if len(inner) != 1:
+                raise self.where.error(s, "a Segment needs one model")
+            out.append((s, inner[0]))
+        if not out:
+            raise self.where.error(seg_el, "a Segmentation without segments")
+        return out
+
+    def _segmentation(self, el):
+        seg = child(el, "Segmentation")
+        if seg is None:
+            raise self.where.error(el, "a MiningModel needs a <Segmentation>")
+        return seg, self.where.attr(seg, "multipleModelMethod")
+
+    def _mining(self, el) -> Model:
+        task = self._task(el)
+        seg, method = self._segmentation(el)
+        if method == "modelChain":
+            return self._chain(el, seg, task)
+        segments = self._segments(seg)
+        for s, m in segments:
+            if local(m) != "TreeModel":
+                raise self.where.error(m, f"a {method} segment holding <{local(m)}> (rulekit reads trees)")
+        if method in ("weightedAverage", "weightedMajorityVote"):
+            weights = {self.where.number(s, "weight", "1") for s, _ in segments}
+            if len(weights) != 1:
+                raise self.where.error(seg, f"{method} with unequal segment weights is not supported")
+            method = "average" if method == "weightedAverage" else "majorityVote"
+        if method == "sum":
+            if task != "regression":
+                raise self.where.error(seg, "a sum of classification trees is not a PMML model rulekit reads")
+            base, factor = self._targets(el)
+            f32 = el.get("x-mathContext") == "float"
+            trees = [self._graph(m, task, factor, f32) for _, m in segments]
+            return self._model(trees, task, Combiner(kind="sum", base_score=(base,),
+                                                     arithmetic="float32" if f32 else None))
+        if child(el, "Targets") is not None:
+            raise self.where.error(child(el, "Targets"), f"Targets on a {method} segmentation is not supported")
+        if method == "average":
+            trees = [self._graph(m, task) for _, m in segments]
+            kind = "single" if len(trees) == 1 else "average"
+            return self._model(trees, task, Combiner(kind=kind))
+        if method == "majorityVote" and task == "classification":
+            trees = [self._graph(m, task) for _, m in segments]
+            return self._model(trees, task, Combiner(kind="vote"))
+        raise self.where.error(seg, f"multipleModelMethod={method!r} is not supported for {task}")
+
+    def _regression_part(self, m, task_el):
+        """A chain segment computing one raw score: its trees, base, output field name, float32."""
+        out = child(m, "Output")
+        fields = children(out, "OutputField") if out is not None else []
+        if len(fields) != 1:
+            raise self.where.error(m, "a model chain's scoring segment needs one OutputField")
+        name = self.where.attr(fields[0], "name")
+        if fields[0].get("feature", "predictedValue") != "predictedValue" or fields[0].get("expression"):
+            raise self.where.error(fields[0], "the OutputField must be the predicted value")
+        f32 = m.get("x-mathContext") == "float"
+        if local(m) == "TreeModel":
+            if self.where.attr(m, "functionName") != "regression":
+                raise self.where.error(m, "a model chain's scoring TreeModel must be a regression")
+            base, factor = self._targets(m)
+            return [self._graph(m, "regression", factor, f32)], base, name, f32
+        if local(m) != "MiningModel":
+            raise self.where.error(m, f"<{local(m)}> in a model chain (rulekit reads trees)")
+        seg, method = self._segmentation(m)
+        if method != "sum":
+            raise self.where.error(seg, f"a model chain's scoring segment with {method!r} (rulekit reads sum)")
+        base, factor = self._targets(m)
+        trees = []
+        for _, t in self._segments(seg):
+            if local(t) != "TreeModel":
+                raise self.where.error(t, f"<{local(t)}> in a sum (rulekit reads trees)")
+            trees.append(self._graph(t, "regression", factor, f32))
+        return trees, base, name, f32
+
+    def _chain(self, el, seg, task: str) -> Model:
+        segments = self._segments(seg)
+        *parts, (_, last) = segments
+        if task == "regression":
+            if parts or local(last) == "RegressionModel":
+                raise self.where.error(seg, "a regression model chain is not supported")
+        if local(last) != "RegressionModel" or last.get("functionName") != "classification":
+            raise self.where.error(last, "rulekit reads model chains that end in a classification "
+                                         "RegressionModel (logit or softmax)")
+        raw: dict[str, tuple] = {}
+        for _, m in parts:
+            trees, base, name, f32 = self._regression_part(m, el)
+            raw[name] = (trees, base, f32)
+        norm = last.get("normalizationMethod", "none")
+        classes = self.schema.classes or []
+        tables = children(last, "RegressionTable")
+        if len(tables) != len(classes):
+            raise self.where.error(last, f"{len(tables)} RegressionTables for {len(classes)} classes")
+        links: list[tuple[int, str | None]] = []
+        for t in tables:
+            if self.where.number(t, "intercept", "0") != 0.0:
+                raise self.where.error(t, "a RegressionTable with a non-zero intercept is not supported")
+            preds = children(t, "NumericPredictor")
+            if children(t) != preds or len(preds) > 1:
+                raise self.where.error(t, "rulekit reads RegressionTables of at most one NumericPredictor")
+            cat = label_value(self.where.attr(t, "targetCategory"), self.schema.target_type)
+            if cat not in classes:
+                raise self.where.error(t, f"targetCategory {cat!r} is not a class of the target")
+            name = None
+            if preds:
+                p = preds[0]
+                if self.where.number(p, "coefficient") != 1.0 or p.get("exponent", "1") not in ("1",):
+                    raise self.where.error(p, "a NumericPredictor with a coefficient other than 1")
+                name = self.where.attr(p, "name")
+                if name not in raw:
+                    raise self.where.error(p, f"{name!r} is not the output of an earlier segment")
+            links.append((classes.index(cat), name))
+        f32s = {f for _, _, f in raw.values()}
+        arithmetic = "float32" if f32s == {True} else None
+        if len(f32s) > 1:
+            raise self.where.error(seg, "segments mix float and double arithmetic")
+        if norm == "logit" and len(classes) == 2:
+            (pos, name), (neg, other) = links
+            if name is None or other is not None or pos != 1:
+                raise self.where.error(last, "a logit chain needs the second class's table to hold the "
+                                             "score and the first class's table to be empty")
+            trees, base, _ = raw[name]
+            return self._model(trees, "classification",
+                               Combiner(kind="sum", base_score=(base,), link="sigmoid", arithmetic=arithmetic))
+        if norm == "softmax":
+            if any(name is None for _, name in links) or sorted(i for i, _ in links) != list(range(len(classes))):
+                raise self.where.error(last, "a softmax chain needs one score per class")
+            trees, outs, bases = [], [], [0.0] * len(classes)
+            for k, name in links:
+                ts, base, _ = raw[name]
+                trees.extend(ts)
+                outs.extend([k] * len(ts))
+                bases[k] = base
+            return self._model(trees, "classification",
+                               Combiner(kind="sum", base_score=tuple(bases), link="softmax",
+                                        tree_output=tuple(outs), arithmetic=arithmetic))
+        raise self.where.error(last, f"normalizationMethod={norm!r} for {len(classes)} classes is not "
+                                     f"supported (logit for two classes, softmax)")
+
+    # --- RuleSetModel -------------------------------------------------------------------------
+    def _ruleset(self, el) -> Model:
+        if self._task(el) != "classification":
+            raise self.where.error(el, "a RuleSetModel is a classifier")
+        rs = child(el, "RuleSet")
+        if rs is None:
+            raise self.where.error(el, "a RuleSetModel needs a <RuleSet>")
+        methods = children(rs, "RuleSelectionMethod")
+        if not methods:
+            raise self.where.error(rs, "a RuleSet needs a RuleSelectionMethod")
+        criterion = self.where.attr(methods[0], "criterion")
+        if criterion not in ("firstHit", "weightedMax"):
+            raise self.where.error(methods[0], f"RuleSelectionMethod criterion={criterion!r}: rulekit reads "
+                                               f"firstHit and weightedMax as a tree (weightedSum needs "
+                                               f"every rule's vote)")
+        ctx = TreeContext(el=el, classes=tuple(self.schema.classes), class_type=self.schema.target_type)
+        rules = self._flat_rules(rs)
+        if criterion == "weightedMax":
+            rules.sort(key=lambda r: -r[2])  # stable: the first of equal weights wins
+        items = [(preds, self.maker._leaf_value(rule, ctx)) for preds, rule, _ in rules]
+        default = None
+        if rs.get("defaultScore") is not None:
+            k = len(self.schema.classes or ())
+            value = [0.0] * k
+            value[self.maker._class_index(rs, rs.get("defaultScore"), ctx,
+                                          {c: i for i, c in enumerate(self.schema.classes)})] = 1.0
+            default = value
+        graph = self.maker.decision_list(items, default, rs)
+        return self._model([graph], "classification")
+
+    def _flat_rules(self, rs) -> list:
+        """(predicates to AND, SimpleRule element, weight) in document order; CompoundRules flattened."""
+        out = []
+        stack = [(r, ()) for r in reversed([c for c in children(rs) if local(c) in ("SimpleRule", "CompoundRule")])]
+        while stack:
+            r, outer = stack.pop()
+            preds = outer + (predicate_of(r, self.where),)
+            if local(r) == "SimpleRule":
+                self.where.attr(r, "score")
+                out.append((preds, r, self.where.number(r, "weight", "1")))
+            else:
+                inner = [c for c in children(r) if local(c) in ("SimpleRule", "CompoundRule")]
+                stack.extend((c, preds) for c in reversed(inner))
+        return out
