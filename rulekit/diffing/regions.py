@@ -11,7 +11,11 @@ differ are the disagreement regions, merged per (before, after) change for readi
 
 Forests overlay into astronomically many cells: above :data:`MAX_PAIRS` box meets (or when a side
 has an oblique test, whose boxes are not independent per feature) :class:`RegionsSkipped` says why
-and the caller reports rows only.
+and the caller reports rows only. This is not a missing optimisation: whether some input makes two
+tree ensembles disagree is NP-complete in general (a SAT formula's clauses become depth-limited trees
+of a sum, Kantchelian et al. 2016 show the same for evasion of a single ensemble), so an exact region
+list cannot be had for 100-tree forests in general; small ensembles (the product of their layers'
+sizes under the bound) do get exact regions.
 """
 
 from __future__ import annotations
@@ -208,9 +212,13 @@ def _has_linear(rb: RuleBase) -> bool:
 def cells_of(a: Model | RuleBase, b: Model | RuleBase, features: tuple[Feature, ...]) -> list[Box]:
     """Boxes on which both sides' outputs are constant (raises RegionsSkipped)."""
     sizes = layer_sizes(a) + layer_sizes(b)
-    if sum(math.log10(s) for s in sizes) > math.log10(MAX_PAIRS) * 2:
-        raise RegionsSkipped(f"{len(sizes)} layers (trees or groups) with up to "
-                             f"{max(sizes) - 1:,} rules each overlay into more cells than the bound")
+    digits = sum(math.log10(s) for s in sizes)
+    if digits > math.log10(MAX_PAIRS) * 2:
+        raise RegionsSkipped(f"{len(sizes)} layers (trees or groups) with up to {max(sizes) - 1:,} rules each "
+                             f"overlay into up to 10^{digits:.0f} cells, more than the bound of "
+                             f"{MAX_PAIRS:,} box meets (where two forests disagree is in general as hard "
+                             "to find as a satisfying assignment: no exact method scales with the number "
+                             "of trees); compare rows with --data")
     budget = [MAX_PAIRS]
     layers = []
     for side in (a, b):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -162,3 +164,59 @@ def test_regions_of_two_sklearn_trees_match_their_rows():
     inside = np.array([any(_inside(bx, M, i) for r in regions for bx in r.boxes) for i in range(len(Z))])
     assert differs.any() and (~differs).any()
     assert np.array_equal(inside, differs)
+
+
+@pytest.mark.parametrize("kind", [pytest.param("random-forest", marks=pytest.mark.slow), "boosting"])
+def test_regions_of_small_forests_match_their_rows(kind):
+    """Ensembles small enough to overlay (3-4 trees a side, one tree changed) get exact regions: a
+    point lies in one exactly when the two models' outputs differ, on rows at every threshold and its
+    float64/float32 neighbours and NaN."""
+    from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    make = {"random-forest": lambda s: RandomForestClassifier(3, max_depth=3, random_state=s),
+            "boosting": lambda s: GradientBoostingClassifier(n_estimators=4, max_depth=2, random_state=s)}[kind]
+    first, other = make(0).fit(X, y), make(1).fit(X, y)
+    second = copy.deepcopy(first)  # the same ensemble with its last tree changed
+    if kind == "random-forest":
+        second.estimators_[-1] = other.estimators_[-1]
+    else:  # one leaf of the last tree scores more
+        tree = second.estimators_[-1, 0].tree_
+        tree.value[int(np.flatnonzero(tree.children_left == -1)[0])] += 0.5
+    fits = [first, second]
+    a, b = [rulekit.from_sklearn(m) for m in fits]
+    d = diff(a, b)
+    assert d.regions_computed and d.n_regions > 0, d.regions_note
+    regions, features = disagreements(a, b)
+    trees = [e for m in fits for e in np.ravel(m.estimators_)]
+    cols = []
+    for j in range(3):
+        vs = [math.nan, 0.0]
+        for tr in trees:
+            for t, f in zip(tr.tree_.threshold, tr.tree_.feature):
+                if f == j:
+                    f32 = float(np.float32(t))
+                    vs += [t, math.nextafter(t, -math.inf), math.nextafter(t, math.inf), f32,
+                           float(np.nextafter(np.float32(t), np.float32(np.inf)))]
+        cols.append(rng.choice(np.asarray(vs), 1000))
+    Z = np.column_stack(cols)
+    differs = (a.predict(Z) != b.predict(Z)) | np.any(a.predict_proba(Z) != b.predict_proba(Z), axis=1)
+    M = to_matrix(Z, features)
+    inside = np.array([any(_inside(bx, M, i) for r in regions for bx in r.boxes) for i in range(len(Z))])
+    assert differs.any() and (~differs).any()
+    assert np.array_equal(inside, differs)
+
+
+def test_big_forests_say_why_regions_are_not_computed():
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] > 0).astype(int)
+    a, b = [rulekit.from_sklearn(RandomForestClassifier(30, max_depth=4, random_state=s).fit(X, y)) for s in (0, 1)]
+    d = diff(a, b, X)
+    assert not d.regions_computed
+    assert "cells" in d.regions_note and "--data" in d.regions_note and "as hard" in d.regions_note
+    assert d.rows.changed == int(np.sum(a.predict(X) != b.predict(X)))

@@ -107,6 +107,7 @@ def test_forests_rows_equal_each_models_own_predict():
     assert d.agree is False
 
 
+@pytest.mark.slow
 def test_na_values_are_read_as_missing(golf, tmp_path):
     """`--na-values` as in `predict`: a '?' cell named there reads exactly as an empty cell."""
     rows = open(GOLF).read().splitlines()
