@@ -184,7 +184,9 @@ def run(quick: bool = False) -> list[dict]:
 
 
 if __name__ == "__main__":
-    for r in run(quick="--quick" in sys.argv):
+    rows = run(quick="--quick" in sys.argv)
+    print(rows[0]["benchmark"])
+    for r in rows:
         ratio = (r["rulekit"] / r["peer_value"]
                  if isinstance(r.get("peer_value"), (int, float)) and r["peer_value"] else None)
         print(f"{r['metric']:<36} rulekit {r['rulekit']!s:<24} {r['peer']:<30} {r['peer_value']!s:<24} "

@@ -157,6 +157,12 @@ def _decide(tree: nx.DiGraph, node: Any, cols: list[Column], solved: dict, featu
     c = cols[a["feature"]] if kind in ("numeric", "nominal") else None
     if kind == "nominal" and isinstance(c, Coded):
         return _nominal_of_codes(tree, node, c, domains[a["feature"]], feature_of[c.col])
+    if kind == "nominal" and isinstance(c, Num) and not c.fns:  # the raw column itself
+        values: list = [None] * len(tree.succ[node])
+        for data in tree.succ[node].values():
+            values[data["branch"]] = data.get("values")
+        return _Decision(attrs={"kind": "nominal", "feature": feature_of[c.col], "missing": a["missing"]},
+                         children=tuple(range(len(values))), values=tuple(values))
     if kind != "numeric":
         raise RulekitError(f"{where}: a {kind} split on a column that is not an encoder's output "
                            f"cannot be folded")

@@ -105,16 +105,26 @@ def _raw_names(pipe: Any) -> list[str]:
     return [f"x{i}" for i in range(int(n))]
 
 
-def _features(cols: list[Column], names: list[str]) -> tuple[list[Feature], dict[int, int]]:
+def _features(cols: list[Column], names: list[str],
+              source: list[Feature]) -> tuple[list[Feature], dict[int, int]]:
     """One feature per raw input column, in the pipeline's order. A column the preprocessing drops
     stays an input (the pipeline wants it too) that no split reads: nominal with no categories,
-    so any value, text or number, is accepted."""
+    so any value, text or number, is accepted. A raw column passed untouched to a categorical
+    feature of the model (``source``: the model's features) keeps that feature's categories."""
     kinds: dict[int, Any] = {}
-    for c in cols:
+    for c, f in zip(cols, source):
         if isinstance(c, Num) and c.missing_only:
             continue  # fits a numeric and a nominal column alike
         prev = kinds.get(c.col)
-        this = ("nominal", c.domain) if isinstance(c, Coded) else ("numeric", None)
+        if isinstance(c, Coded):
+            this = ("nominal", c.domain, None)
+        elif f.kind == "nominal":
+            if c.fns:
+                raise RulekitError(f"input column {names[c.col]!r}: a categorical feature of the "
+                                   f"model after {c.fns[-1].step!r} cannot be folded")
+            this = ("nominal", f.domain, f.match)
+        else:
+            this = ("numeric", None, None)
         if prev is not None and prev != this:
             raise RulekitError(f"input column {names[c.col]!r} is used both as "
                                f"{prev[0]} and as {this[0]} (or with two category lists); "
@@ -130,8 +140,8 @@ def _features(cols: list[Column], names: list[str]) -> tuple[list[Feature], dict
         elif kind[0] == "nominal":
             domain = kind[1]
             ints = all(isinstance(v, int) for v in domain)
-            features.append(Feature(name=name, kind="nominal", domain=domain,
-                                    match="exact" if ints and domain else None))
+            match = kind[2] if kind[2] is not None else ("exact" if ints and domain else None)
+            features.append(Feature(name=name, kind="nominal", domain=domain, match=match))
         else:
             features.append(Feature(name=name))
     return features, feature_of
@@ -149,7 +159,7 @@ def from_pipeline(pipe: Any, import_estimator: Callable[[Any], Model]) -> Model:
     if model.n_features != len(cols):
         raise RulekitError(f"pipeline step {name!r} reads {model.n_features} columns, the "
                            f"preprocessing gives {len(cols)}")
-    features, feature_of = _features(cols, names)
+    features, feature_of = _features(cols, names, model.features)
     cols = [c.as_coded(features[feature_of[c.col]].domain)
             if isinstance(c, Num) and c.missing_only and features[feature_of[c.col]].kind == "nominal"
             else c for c in cols]

@@ -256,10 +256,26 @@ def ordinal_into_hgb_categories():
 
 
 @case
+def passthrough_into_hgb_categories():
+    ct = ColumnTransformer([("codes", "passthrough", ["grade"]), ("num", MinMaxScaler(), ["age", "income"])])
+    hgb = HistGradientBoostingRegressor(max_iter=10, categorical_features=[0], random_state=15)
+    return _fit(make_pipeline(ct, hgb), raw_frame(), "regression")
+
+
+@case
 def xgboost_scaled():
     xgb = pytest.importorskip("xgboost")
     return _fit(make_pipeline(StandardScaler(), xgb.XGBClassifier(n_estimators=10, max_depth=4)),
                 raw_frame(), "multiclass", array=True, tol=1e-6)
+
+
+@case
+def lightgbm_imputed_robust():
+    lgb = pytest.importorskip("lightgbm")
+    model = lgb.LGBMRegressor(n_estimators=15, num_leaves=15, min_child_samples=5, verbose=-1,
+                              n_jobs=1, random_state=14)
+    return _fit(make_pipeline(SimpleImputer(strategy="mean"), RobustScaler(), model),
+                raw_frame(), "regression", array=True)
 
 
 # --- probe rows -----------------------------------------------------------------------------------
