@@ -1,8 +1,10 @@
 """One ai.onnx.ml tree-ensemble node -> plain tables: binary split nodes, leaves and their weights.
 
 Reads TreeEnsembleClassifier/TreeEnsembleRegressor (ml opsets 1-3, ``*_as_tensor`` included) and
-TreeEnsemble (ml opset 5, BRANCH_MEMBER sets). Trees come in onnxruntime's order (sorted tree ids;
-v5: ``tree_roots``); a legacy tree's root is its smallest node id, as onnxruntime takes it. Every
+TreeEnsemble (ml opset 5, BRANCH_MEMBER sets). Trees come in onnxruntime's order: v5 its
+``tree_roots``; legacy, as onnxruntime 1.32 reads them, a tree starts at every node whose tree id
+differs from the previous node's (nodes listed out of tree order make extra trees there too:
+measured, a leaf listed after another tree's nodes is summed as a one-leaf tree). Every
 reference is checked: out-of-range ids, a node reached twice (a cycle or a shared subtree) and a
 weight on a non-leaf are refused in one line, before anything proportional to a claimed size is
 allocated. Nothing here recurses.
@@ -187,11 +189,9 @@ def _decode_legacy(op: str, attrs: dict, label: str) -> Ensemble:
         if not 0 <= k < ens.n_targets:
             _fail(label, f"{prefix}_ids entry {k} outside 0..{ens.n_targets - 1}")
         ens.weights[-1 - ref[j]].append((int(k), float(wt)))
-    roots: dict[int, int] = {}
-    for (tree, nid), i in index.items():
-        if tree not in roots or nid < cols["nodes_nodeids"][roots[tree]]:
-            roots[tree] = i
-    ens.roots = [ref[roots[t]] for t in sorted(roots)]
+    # onnxruntime starts a tree wherever the tree id changes from the previous node's, at that node
+    treeids = cols["nodes_treeids"]
+    ens.roots = [ref[i] for i in range(n) if i == 0 or treeids[i] != treeids[i - 1]]
     return ens
 
 
