@@ -43,6 +43,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 import rulekit
 from rulekit.errors import RulekitError
 from rulekit.probe import threshold_values
+from tests.marks import slow_cases
 
 TOL = 1e-12
 COLORS = ["red", "green", "blue", "teal", "plum"]
@@ -357,7 +358,11 @@ def folded(name: str):
 # --- tests ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", list(CASES))
+# fitting these takes > 2 s on a busy 2-core machine: slow lane (every other case stays fast)
+SLOW_FITS = ["xgboost_scaled", "impute_constant_minmax_hgb", "ordinal_into_hgb_categories"]
+
+
+@pytest.mark.parametrize("name", slow_cases(list(CASES), SLOW_FITS))
 def test_folded_model_equals_pipeline(name):
     c, model, frame, (label, proba) = folded(name)
     assert len(frame) > len(c.frame) + 20
@@ -365,7 +370,7 @@ def test_folded_model_equals_pipeline(name):
     assert_same(name, label, proba, model.predict(frame), got_proba, c.tol)
 
 
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", slow_cases(list(CASES), SLOW_FITS))
 def test_features_are_raw_columns_in_raw_units(name):
     c, model, _, _ = folded(name)
     names = [f.name for f in model.features]
@@ -441,6 +446,7 @@ def test_import_command_reads_a_pickled_pipeline(tmp_path):
     assert_same("reloaded", label, proba, loaded.predict(frame))
 
 
+@pytest.mark.slow
 def test_xgboost_fold_is_bit_identical_to_the_unfolded_import():
     """XGBoost's own float32 softmax differs from rulekit's import by 1 float32 ulp on a few rows
     (the XGBoost importer, not the fold): the fold itself changes nothing."""
