@@ -1,0 +1,203 @@
+"""PMML import without a JVM: hostile XML (XXE, billion laughs) refused, what rulekit cannot express
+refused with FILE:LINE, hand-written documents read with PMML's exact semantics (missing-value and
+no-true-child strategies, compound predicates, float fields, categorical sets, RuleSets), and the CLI
+(format sniffed from the bytes, exit 2 with one line)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rulekit.importers.pmml import load_file, loads
+from rulekit.importers.pmml_fields import parse_float32
+from rulekit.importers.pmml_xml import PmmlError
+
+HEAD = '<PMML xmlns="http://www.dmg.org/PMML-4_4" version="4.4"><Header/>'
+DD = ('<DataDictionary><DataField name="x" optype="continuous" dataType="double"/>'
+      '<DataField name="c" optype="categorical" dataType="string"><Value value="red"/>'
+      '<Value value="green"/><Value value="blue blue"/></DataField>'
+      '<DataField name="y" optype="categorical" dataType="string"><Value value="no"/>'
+      '<Value value="yes"/></DataField></DataDictionary>')
+MS = ('<MiningSchema><MiningField name="y" usageType="target"/><MiningField name="x"/>'
+      '<MiningField name="c"/></MiningSchema>')
+
+
+def tree(body: str, attrs: str = "") -> str:
+    return (HEAD + DD + f'<TreeModel functionName="classification" {attrs}>' + MS
+            + f'<Node score="no"><True/>{body}</Node></TreeModel></PMML>')
+
+
+def rows(*pairs):
+    import pandas as pd  # noqa: PLC0415
+
+    return pd.DataFrame({"x": [float(x) for x, _ in pairs], "c": pd.Series([c for _, c in pairs], dtype=object)})
+
+
+NAN = math.nan
+RED, GREEN, BLUE = "red", "green", "blue blue"
+
+
+def test_xxe_entity_is_not_read(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET")
+    path = tmp_path / "xxe.pmml"
+    path.write_text(f'<?xml version="1.0"?><!DOCTYPE PMML [<!ENTITY s SYSTEM "file://{secret}">]>'
+                    + tree('<Node score="yes"><SimplePredicate field="x" operator="lessOrEqual" '
+                           'value="1"/></Node>').replace('<Header/>', '<Header description="&s;"/>'))
+    with pytest.raises(PmmlError) as err:
+        load_file(path)
+    assert "TOPSECRET" not in str(err.value) and ("DOCTYPE" in str(err.value) or "entity" in str(err.value))
+    assert str(err.value).startswith(f"{path}:1:")
+
+
+def test_billion_laughs_is_refused_quickly(tmp_path):
+    ents = '<!ENTITY a0 "lol">' + "".join(f'<!ENTITY a{i} "{("&a%d;" % (i - 1)) * 10}">' for i in range(1, 10))
+    path = tmp_path / "lol.pmml"
+    path.write_text(f'<?xml version="1.0"?><!DOCTYPE PMML [{ents}]>'
+                    + tree("").replace("<Header/>", '<Header description="&a9;"/>'))
+    with pytest.raises(PmmlError, match="DOCTYPE|entit|not well-formed"):
+        load_file(path)
+
+
+def test_not_xml_and_not_pmml_are_one_line_errors(tmp_path):
+    bad = tmp_path / "bad.pmml"
+    bad.write_text("<PMML><Header></PMML>")
+    with pytest.raises(PmmlError, match=r"bad\.pmml:1:\d+: not well-formed XML"):
+        load_file(bad)
+    other = tmp_path / "other.xml"
+    other.write_text("<html/>")
+    with pytest.raises(PmmlError, match="not <PMML>"):
+        load_file(other)
+    with pytest.raises(PmmlError, match="holds no model"):
+        loads(HEAD + DD + "</PMML>")
+
+
+def test_missing_strategies_route_exactly():
+    body = ('<Node score="yes"><SimplePredicate field="x" operator="lessOrEqual" value="1.5"/></Node>'
+            '<Node score="no" id="2"><SimplePredicate field="x" operator="greaterThan" value="1.5"/></Node>')
+    # none: UNKNOWN is FALSE, no true child -> the node's own score (returnLastPrediction)
+    m = loads(tree(body, 'missingValueStrategy="none" noTrueChildStrategy="returnLastPrediction"')
+              .replace('<Node score="no"><True/>', '<Node score="yes"><True/>'))
+    assert list(m.predict(rows((1.5, RED), (np.nextafter(1.5, 2), RED), (NAN, RED)))) == ["yes", "no", "yes"]
+    # none with a true child left: UNKNOWN moves on to it (not the node's own score)
+    m = loads(tree('<Node score="no"><SimplePredicate field="x" operator="lessOrEqual" value="1.5"/></Node>'
+                   '<Node score="yes"><True/></Node>', 'noTrueChildStrategy="returnLastPrediction"'))
+    assert list(m.predict(rows((1.0, RED), (2.0, RED), (NAN, RED)))) == ["no", "yes", "yes"]
+    # defaultChild: a missing x enters the default child
+    m = loads(tree(body, 'missingValueStrategy="defaultChild"').replace('<Node score="no"><True/>',
+                                                                        '<Node score="no" defaultChild="2"><True/>'))
+    assert list(m.predict(rows((1.0, RED), (NAN, RED)))) == ["yes", "no"]
+    # lastPrediction: the score of the node where the value was missing
+    m = loads(tree(body, 'missingValueStrategy="lastPrediction"').replace('<Node score="no"><True/>',
+                                                                          '<Node score="yes"><True/>'))
+    assert list(m.predict(rows((2.0, RED), (NAN, RED)))) == ["no", "yes"]
+
+
+def test_what_rulekit_cannot_express_is_refused_naming_the_element():
+    body = '<Node score="yes"><SimplePredicate field="x" operator="lessOrEqual" value="1"/></Node>'
+    with pytest.raises(PmmlError, match=r"<pmml>:1: .*noTrueChildStrategy='returnNullPrediction'"):
+        loads(tree(body))
+    text = tree(body + '<Node score="no"><True/></Node>', 'missingValueStrategy="weightedConfidence"')
+    with pytest.raises(PmmlError, match="weightedConfidence"):
+        loads(text)
+    multiline = tree(body + '<Node score="no"><True/></Node>', 'missingValueStrategy="nullPrediction"').replace(
+        "<TreeModel", "\n\n<TreeModel")
+    with pytest.raises(PmmlError, match=r"<pmml>:3: missingValueStrategy='nullPrediction'"):
+        loads(multiline)
+    m = loads(multiline, assume_complete=True)
+    assert m.source["assume_complete"] is True
+    with pytest.raises(PmmlError, match="DerivedField 'z' computes Apply"):
+        loads(tree(body + '<Node score="no"><True/></Node>').replace(
+            "<MiningSchema>", '<LocalTransformations><DerivedField name="z" optype="continuous" '
+            'dataType="double"><Apply function="+"><FieldRef field="x"/><Constant>1</Constant></Apply>'
+            '</DerivedField></LocalTransformations><MiningSchema>', 1).replace(MS, MS, 1))
+    with pytest.raises(PmmlError, match="xor"):
+        loads(tree('<Node score="yes"><CompoundPredicate booleanOperator="xor">'
+                   '<SimplePredicate field="x" operator="isMissing"/><True/></CompoundPredicate></Node>'
+                   '<Node score="no"><True/></Node>'))
+
+
+def test_float_fields_compare_in_float32_at_the_threshold():
+    text = tree('<Node score="yes"><SimplePredicate field="x" operator="lessOrEqual" value="0.1"/></Node>'
+                '<Node score="no"><True/></Node>').replace(
+        'name="x" optype="continuous" dataType="double"', 'name="x" optype="continuous" dataType="float"')
+    m = loads(text)
+    f = float(np.float32(0.1))
+    up = float(np.nextafter(np.float32(0.1), np.float32(1)))
+    xs = [f, np.nextafter(f, 1), (f + up) / 2, np.nextafter((f + up) / 2, 1), up]
+    want = ["yes" if np.float32(x) <= np.float32(0.1) else "no" for x in xs]
+    assert list(m.predict(rows(*[(x, RED) for x in xs]))) == want
+    assert want.count("yes") == 3 - (float(np.float32((f + up) / 2)) == up)
+
+
+def test_float32_literals_round_once_from_the_decimal():
+    # halfway between two float32 values only after rounding to double first
+    assert parse_float32("0.1") == float(np.float32(0.1))
+    text = "1.00000005960464477539062500000000001"  # just above the midpoint of 1 and 1+2^-23
+    assert parse_float32(text) == float(np.nextafter(np.float32(1), np.float32(2)))
+
+
+def test_categorical_sets_compound_and_replacement():
+    body = ('<Node score="yes"><CompoundPredicate booleanOperator="and">'
+            '<SimpleSetPredicate field="c" booleanOperator="isIn"><Array type="string" n="2">red '
+            '"blue blue"</Array></SimpleSetPredicate>'
+            '<SimplePredicate field="x" operator="greaterOrEqual" value="0"/></CompoundPredicate></Node>'
+            '<Node score="no"><True/></Node>')
+    m = loads(tree(body))
+    got = m.predict(rows((0.0, RED), (-1.0, RED), (5.0, GREEN), (5.0, BLUE), (NAN, RED), (1.0, None)))
+    assert list(got) == ["yes", "no", "no", "yes", "no", "no"]
+    # surrogate: the second test decides when x is missing
+    body2 = ('<Node score="yes"><CompoundPredicate booleanOperator="surrogate">'
+             '<SimplePredicate field="x" operator="lessThan" value="0"/>'
+             '<SimplePredicate field="c" operator="equal" value="green"/></CompoundPredicate></Node>'
+             '<Node score="no"><True/></Node>')
+    m = loads(tree(body2))
+    assert list(m.predict(rows((-1.0, RED), (1.0, GREEN), (NAN, GREEN), (NAN, RED)))) == ["yes", "no", "yes", "no"]
+    # missingValueReplacement: a missing x is scored as 5
+    m = loads(tree(body).replace('<MiningField name="x"/>', '<MiningField name="x" missingValueReplacement="5"/>'))
+    assert list(m.predict(rows((NAN, RED), (NAN, GREEN)))) == ["yes", "no"]
+
+
+def test_ruleset_first_hit_and_weighted_max():
+    rules = ('<SimpleRule score="yes" weight="1"><SimplePredicate field="x" operator="lessThan" value="0"/>'
+             '<ScoreDistribution value="no" recordCount="1"/><ScoreDistribution value="yes" recordCount="3"/>'
+             '</SimpleRule><SimpleRule score="no" weight="5"><SimplePredicate field="c" operator="equal" '
+             'value="red"/></SimpleRule>')
+    doc = (HEAD + DD + '<RuleSetModel functionName="classification">' + MS
+           + '<RuleSet defaultScore="no"><RuleSelectionMethod criterion="{c}"/>' + rules
+           + '</RuleSet></RuleSetModel></PMML>')
+    first = loads(doc.format(c="firstHit"))
+    X = rows((-1.0, RED), (-1.0, GREEN), (1.0, GREEN), (NAN, GREEN))
+    assert list(first.predict(X)) == ["yes", "yes", "no", "no"]
+    np.testing.assert_array_equal(first.predict_proba(X)[0], [0.25, 0.75])
+    heavy = loads(doc.format(c="weightedMax"))
+    assert list(heavy.predict(X)) == ["no", "yes", "no", "no"]
+    with pytest.raises(PmmlError, match="weightedSum"):
+        loads(doc.format(c="weightedSum"))
+
+
+def test_cli_sniffs_pmml_and_refuses_with_one_line(tmp_path, capsys):
+    from rulekit.cli import main  # noqa: PLC0415
+
+    good = tmp_path / "m.xml"
+    good.write_text(tree('<Node score="yes"><SimplePredicate field="x" operator="lessOrEqual" value="1"/>'
+                         '</Node><Node score="no"><True/></Node>'))
+    out = tmp_path / "m.json"
+
+    def run(args):
+        try:
+            return main(args)
+        except SystemExit as err:
+            return err.code
+
+    assert run(["import", str(good), "-o", str(out), "-q"]) in (0, None)
+    assert out.exists()
+    bad = tmp_path / "bad.pmml"
+    bad.write_text(tree('<Node score="yes"><SimplePredicate field="x" operator="lessOrEqual" value="1"/></Node>'))
+    capsys.readouterr()
+    assert run(["import", str(bad), "-o", str(tmp_path / "z.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and f"{bad}:1:" in err, err
+    assert not (tmp_path / "z.json").exists()
