@@ -49,8 +49,52 @@ def catboost_rows(quick: bool) -> list[dict]:
              "goal": "< 5 s for 1,000 trees; predictions bit-identical", "ok": ours < 5.0 and exact}]
 
 
+def spark_rows(quick: bool) -> list[dict]:
+    """Spark ML: ``rulekit.importers.spark.load_dir`` on a saved RandomForestClassificationModel
+    (1,000 trees of depth <= 5, 10 features, trained in local mode), against Spark's own
+    ``RandomForestClassificationModel.load`` of the same directory in a warm JVM."""
+    import os
+
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"  # Spark's traffic stays on loopback
+    try:
+        from pyspark.ml.classification import RandomForestClassificationModel, RandomForestClassifier
+        from pyspark.ml.linalg import Vectors
+        from pyspark.sql import SparkSession
+    except ImportError:
+        return [{"benchmark": "import spark", "metric": "not run", "goal": "pyspark not installed"}]
+    from rulekit.importers.spark import load_dir
+
+    n_trees = 100 if quick else 1000
+    spark = (SparkSession.builder.master("local[2]").appName("rulekit-bench-import")
+             .config("spark.ui.enabled", "false").config("spark.driver.memory", "1g").getOrCreate())
+    try:
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(2000, 10))
+        y = ((X[:, 0] + np.sin(X[:, 1]) + X[:, 2] * X[:, 3]) > 0.3).astype(float)
+        df = spark.createDataFrame([(float(t), Vectors.dense(r.tolist())) for r, t in zip(X, y)],
+                                   ["label", "features"])
+        est = RandomForestClassifier(numTrees=n_trees, maxDepth=5, seed=0).fit(df)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "rf"
+            est.write().overwrite().save(str(path))
+            ours, model = best_time(lambda: load_dir(path), repeat=3)
+            theirs, _ = best_time(lambda: RandomForestClassificationModel.load(str(path)), repeat=3)
+        rows = df.limit(500).collect()
+        want = np.array([r.probability.toArray() for r in est.transform(spark.createDataFrame(rows)).collect()])
+        got = model.predict_proba(np.array([r.features.toArray() for r in rows]))
+        err = float(np.max(np.abs(got - want)))
+    finally:
+        spark.stop()
+    nodes = sum(t.number_of_nodes() for t in model.trees)
+    return [{"benchmark": f"import spark ({n_trees} RF trees, depth 5, {nodes:,} IR nodes)",
+             "metric": "seconds", "unit": "s", "rulekit": ours,
+             "peer": "Spark RandomForestClassificationModel.load (warm JVM)", "peer_value": theirs,
+             "goal": f"< 5 s for 1,000 trees; probabilities within 1e-12 (max diff {err:.1e})",
+             "ok": ours < 5.0 and err <= 1e-12}]
+
+
 def run(quick: bool = False) -> list[dict]:
-    return catboost_rows(quick)
+    return catboost_rows(quick) + spark_rows(quick)
 
 
 if __name__ == "__main__":
