@@ -24,6 +24,7 @@ MODES = ("BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRA
 AGGREGATES = ("AVERAGE", "SUM", "MIN", "MAX")  # v5 codes 0..3
 POST = ("NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT")  # v5 codes 0..4
 MAX_NODES = 50_000_000  # split nodes + leaves of one ensemble
+MAX_TARGETS = 1 << 16  # a claimed target count above this (and above the leaf count) is refused
 
 
 class OnnxModelError(RulekitError):
@@ -145,6 +146,9 @@ def _decode_legacy(op: str, attrs: dict, label: str) -> Ensemble:
     else:
         classes = None
         n_targets = attrs.get("n_targets", 1)
+        if not 1 <= n_targets <= max(MAX_TARGETS, len(w)):
+            _fail(label, f"n_targets {n_targets} must be 1..{max(MAX_TARGETS, len(w))} (one per target "
+                         f"weight at most)")
     ens = Ensemble(op=op, name=label, n_targets=int(n_targets), aggregate=attrs.get("aggregate_function", "SUM"),
                    post_transform=attrs.get("post_transform", "NONE"), base_values=base,
                    classes=list(classes) if classes else None, thresholds_double=as_double)
@@ -225,8 +229,9 @@ def _decode_v5(attrs: dict, label: str) -> Ensemble:
     ens = Ensemble(op="TreeEnsemble", name=label, n_targets=int(attrs.get("n_targets", 1)),
                    aggregate=AGGREGATES[agg], post_transform=POST[post], base_values=[], classes=None,
                    thresholds_double=splits.dtype == np.float64)
-    if ens.n_targets < 1:
-        _fail(label, f"n_targets {ens.n_targets} must be at least 1")
+    if not 1 <= ens.n_targets <= max(MAX_TARGETS, n_leaves):
+        _fail(label, f"n_targets {ens.n_targets} must be 1..{max(MAX_TARGETS, n_leaves)} (one per leaf weight "
+                     f"at most)")
     for j in range(n_leaves):
         k = int(targets[j])
         if not 0 <= k < ens.n_targets:

@@ -1,0 +1,194 @@
+"""ONNX import of what converters write: skl2onnx (trees, forests, extra trees, gradient boosting,
+hist gradient boosting; classifiers and regressors), onnxmltools (XGBoost, LightGBM) and CatBoost's
+own ONNX export, against onnxruntime running the same file on threshold rows, their float32
+neighbours and NaN rows. Labels equal on every row; values bit-identical where the IR sums in
+float32 like the float operator (boosting, regression), probabilities within 1e-6 otherwise."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+ort = pytest.importorskip("onnxruntime")
+pytest.importorskip("sklearn")
+
+import rulekit  # noqa: E402
+from rulekit.cli import main  # noqa: E402
+from rulekit.probe import probe_rows  # noqa: E402
+from tests.marks import fast_cases  # noqa: E402
+
+N_FEATURES = 5
+
+
+def _data(classes: int, seed: int = 0, n: int = 400, nan: bool = False):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, N_FEATURES)) * [1, 3, 10, 0.5, 100], 2)
+    score = X[:, 0] + np.sin(X[:, 1]) + (X[:, 2] > 0)
+    y = np.digitize(score, np.quantile(score, np.linspace(0, 1, classes + 1)[1:-1])) if classes else \
+        score * 10 + X[:, 3]
+    if nan:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    return X.astype(np.float32), y
+
+
+def _skl2onnx(est, X):
+    from skl2onnx import to_onnx
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return to_onnx(est, X[:1])
+
+
+def _onnxmltools(est, kind):
+    import onnxmltools
+    from onnxmltools.convert.common.data_types import FloatTensorType
+
+    convert = {"xgboost": onnxmltools.convert_xgboost, "lightgbm": onnxmltools.convert_lightgbm}[kind]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return convert(est, initial_types=[("input", FloatTensorType([None, N_FEATURES]))], target_opset=15)
+
+
+def _catboost(est, tmp_path):
+    import onnx
+
+    path = tmp_path / "cb.onnx"
+    est.save_model(str(path), format="onnx")
+    return onnx.load(str(path))
+
+
+def _case(name: str, tmp_path):
+    """(fitted estimator's ONNX proto, training X) for a case name."""
+    from sklearn import ensemble, tree
+
+    classes = 3 if name.endswith("-3") else 0 if name.endswith("-reg") else 2
+    kind = name.rsplit("-", 1)[0]
+    nan = kind in ("sk-tree", "sk-forest", "sk-hgb", "xgb", "lgb", "cb")
+    X, y = _data(classes, nan=nan)
+    reg = classes == 0
+    if kind.startswith("sk-"):
+        est = {
+            "sk-tree": tree.DecisionTreeRegressor(max_depth=6) if reg else tree.DecisionTreeClassifier(max_depth=6),
+            "sk-forest": ensemble.RandomForestRegressor(10, max_depth=5, random_state=0) if reg
+            else ensemble.RandomForestClassifier(10, max_depth=5, random_state=0),
+            "sk-extra": ensemble.ExtraTreesRegressor(10, max_depth=5, random_state=0) if reg
+            else ensemble.ExtraTreesClassifier(10, max_depth=5, random_state=0),
+            "sk-gb": ensemble.GradientBoostingRegressor(n_estimators=15, max_depth=3) if reg
+            else ensemble.GradientBoostingClassifier(n_estimators=15, max_depth=3),
+            "sk-hgb": ensemble.HistGradientBoostingRegressor(max_iter=15, max_depth=4) if reg
+            else ensemble.HistGradientBoostingClassifier(max_iter=15, max_depth=4),
+        }[kind]
+        return _skl2onnx(est.fit(X, y), X), X
+    if kind == "xgb":
+        xgb = pytest.importorskip("xgboost")
+        pytest.importorskip("onnxmltools")
+        est = (xgb.XGBRegressor if reg else xgb.XGBClassifier)(n_estimators=15, max_depth=3)
+        return _onnxmltools(est.fit(X, y), "xgboost"), X
+    if kind == "lgb":
+        lgb = pytest.importorskip("lightgbm")
+        pytest.importorskip("onnxmltools")
+        est = (lgb.LGBMRegressor if reg else lgb.LGBMClassifier)(n_estimators=15, max_depth=3, verbose=-1)
+        return _onnxmltools(est.fit(X, y), "lightgbm"), X
+    cb = pytest.importorskip("catboost")
+    est = (cb.CatBoostRegressor if reg else cb.CatBoostClassifier)(iterations=15, depth=3, verbose=0,
+                                                                    allow_writing_files=False)
+    return _catboost(est.fit(X, y), tmp_path), X
+
+
+CASES = [f"{k}-{c}" for k in ("sk-tree", "sk-forest", "sk-extra", "sk-gb", "sk-hgb", "xgb", "lgb", "cb")
+         for c in ("2", "3", "reg")]
+
+
+def _ort(proto, P):
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.log_severity_level = 3
+    s = ort.InferenceSession(proto.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    return s.run(None, {s.get_inputs()[0].name: P})
+
+
+def _probe(model, X) -> np.ndarray:
+    """Training rows, each threshold with its float32/float64 neighbours, and NaN rows, as float32
+    (the file's input type)."""
+    P = probe_rows(model, X[:100].astype(np.float64), n_missing=100)
+    return P.astype(np.float32)
+
+
+def assert_same_as_onnxruntime(proto, model, P) -> None:
+    out = _ort(proto, P)
+    X = P.astype(np.float64)
+    if model.task == "regression":
+        ref = np.asarray(out[0], np.float64).reshape(-1)
+        ours = model.predict(X)
+        if model.combiner.kind in ("sum", "single"):
+            assert np.array_equal(ours, ref), np.max(np.abs(ours - ref))
+        else:  # averages: onnxruntime divides a float32 sum
+            np.testing.assert_allclose(ours, ref, rtol=1e-6, atol=1e-6)
+        return
+    label = np.asarray(out[0]).reshape(-1)
+    proba = out[1]
+    if isinstance(proba, list):  # ZipMap
+        proba = np.array([[row[c] for c in model.classes] for row in proba])
+    assert np.array_equal(model.predict(X), label), int(np.sum(model.predict(X) != label))
+    np.testing.assert_allclose(model.predict_proba(X), np.asarray(proba, np.float64), rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", fast_cases(CASES, ["sk-tree-3", "sk-forest-2", "sk-gb-3", "sk-hgb-reg", "xgb-2",
+                                                    "lgb-3", "cb-2", "sk-extra-reg"]))
+def test_converter_output_agrees_with_onnxruntime(case, tmp_path):
+    proto, X = _case(case, tmp_path)
+    model = rulekit.from_onnx(proto)
+    P = _probe(model, X)
+    assert len(P) > 200
+    assert_same_as_onnxruntime(proto, model, P)
+
+
+def test_float_operator_sums_are_float32(tmp_path):
+    """Boosting read from a float operator sums in float32 as onnxruntime does: the margins are
+    bit-identical (a float64 sum is not, on some rows)."""
+    proto, X = _case("sk-gb-reg", tmp_path)
+    model = rulekit.from_onnx(proto)
+    assert model.combiner.arithmetic == "float32"
+    P = _probe(model, X)
+    ref = np.asarray(_ort(proto, P)[0], np.float64).reshape(-1)
+    assert np.array_equal(model.predict(P.astype(np.float64)), ref)
+
+
+def test_cli_import_then_predict_and_exports_agree(tmp_path, capsys):
+    """``rulekit import x.onnx`` (format sniffed) writes a model whose Python and SQLite exports
+    give onnxruntime's labels and probabilities."""
+    import sqlite3
+
+    import onnx
+
+    proto, X = _case("xgb-3", tmp_path)
+    path = tmp_path / "m.onnx"
+    onnx.save(proto, str(path))
+    out = tmp_path / "m.json"
+    with pytest.raises(SystemExit) as exit_:
+        main(["import", str(path), "-o", str(out), "-q"])
+    assert exit_.value.code == 0
+    model = rulekit.load(out)
+    P = _probe(model, X)
+    label, proba = _ort(proto, P)
+    proba = np.array([[row[c] for c in model.classes] for row in proba]) if isinstance(proba, list) else proba
+    ns: dict = {}
+    exec(rulekit.export.to_python(model), ns)  # noqa: S102 - our own generated module
+    rows = P.astype(np.float64).tolist()
+    py_labels = [ns["predict"]([None if v != v else v for v in r]) for r in rows]
+    assert py_labels == label.tolist()
+    py_proba = np.array([ns["predict_proba"]([None if v != v else v for v in r]) for r in rows])
+    np.testing.assert_allclose(py_proba, proba, rtol=0, atol=1e-6)
+    con = sqlite3.connect(":memory:")
+    names = model.feature_names
+    con.execute(f"CREATE TABLE t (id INTEGER, {', '.join(f'{n} REAL' for n in names)})")
+    con.executemany(f"INSERT INTO t VALUES ({', '.join('?' * (len(names) + 1))})",
+                    [[i] + [None if v != v else v for v in r] for i, r in enumerate(rows)])
+    sql = rulekit.export.to_sql(model, dialect="sqlite", table="t", key="id", proba=True)
+    got = con.execute(sql).fetchall()
+    got.sort(key=lambda r: r[0])
+    assert [r[1] for r in got] == label.tolist()
+    # SQLite sums in float64 (no 4-byte float): within XGBoost's stated float32 bound, not bit for bit
+    np.testing.assert_allclose(np.array([r[2:] for r in got]), proba, rtol=0, atol=1e-6)
