@@ -160,7 +160,7 @@ def _estimator(kind: str):
     }[kind]()
 
 
-def _pipeline(kind: str):
+def _pipeline(kind: str, inputs: tuple[str, ...] = (NUM, "b_i", "c_imp", "b_oh")):
     """Indexer (keep) -> one-hot -> imputer -> assembler (keep) -> the tree model; the label of
     the multiclass models is indexed too, so the imported classes are its labels."""
     from pyspark.ml import Pipeline
@@ -169,7 +169,7 @@ def _pipeline(kind: str):
     stages = [StringIndexer(inputCol="b", outputCol="b_i", handleInvalid="keep"),
               OneHotEncoder(inputCols=["b_i"], outputCols=["b_oh"]),
               Imputer(inputCols=["c"], outputCols=["c_imp"]),
-              VectorAssembler(inputCols=[NUM, "b_i", "c_imp", "b_oh"], outputCol="features",
+              VectorAssembler(inputCols=list(inputs), outputCol="features",
                               handleInvalid="keep")]
     if kind in ("dt_classifier", "rf_classifier"):
         stages.insert(0, StringIndexer(inputCol="cls", outputCol="cls_i"))
@@ -255,3 +255,17 @@ def test_bare_model_matches_spark(spark, training, tmp_path, kind):
     else:
         _check("bare spark sql", False, want, None, [r[1] for r in got], None)
     assert len(frame) > 50
+
+
+@pytest.mark.slow
+def test_one_hot_keep_bucket_goes_left(spark, tmp_path):
+    """Only one-hot slots carry the labels: a split sending 0.0 left sends every other label, and
+    the indexer's keep bucket (unseen and missing labels, all zeros after dropLast), left too."""
+    rows = [(a, b, c, float(b in (LABELS[0], LABELS[2])) if i % 9 else 1.0 - float(b == LABELS[0]), cls, r)
+            for i, (a, b, c, _, cls, r) in enumerate(_training_rows(seed=5))]
+    fitted = _pipeline("gbt_classifier", (NUM, "c_imp", "b_oh")).fit(spark.createDataFrame(rows, SCHEMA))
+    fitted.write().overwrite().save(str(tmp_path / "pm"))
+    model = load_dir(tmp_path / "pm")
+    other_left = [a for t in model.trees for _, a in t.nodes(data=True) if a["kind"] == "nominal" and a["missing"] == 0]
+    assert other_left, "some split sends unseen and missing labels left"
+    _run_and_compare(spark, fitted, model, rows[:40], True, "rk_spark_onehot")

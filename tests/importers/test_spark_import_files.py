@@ -157,3 +157,103 @@ def test_directory_with_another_format_is_refused(tmp_path, capsys):
     src = _categorical_tree(tmp_path, (1.0,))
     line = _cli_error(["import", str(src), "--format", "xgboost", "-o", str(tmp_path / "o.json")], capsys)
     assert "only --format spark" in line
+
+
+# --- pipelines -------------------------------------------------------------------------------------
+
+P = "org.apache.spark.ml."
+
+
+def _stage(folder: Path, cls: str, params: dict, data: dict | None = None) -> None:
+    (folder / "metadata").mkdir(parents=True)
+    meta = {"class": P + cls, "uid": folder.name.split("_", 1)[1], "sparkVersion": "4.3.0",
+            "paramMap": params, "defaultParamMap": {}}
+    (folder / "metadata" / "part-00000").write_text(json.dumps(meta) + "\n")
+    if data is not None:
+        (folder / "data").mkdir()
+        pq.write_table(pa.Table.from_pylist([data]), folder / "data" / "part-00000.parquet")
+
+
+def _pipeline_dir(tmp_path: Path, nodes: list[dict], *, keep: bool = True, missing_value="NaN",
+                  extra: tuple | None = None) -> Path:
+    """b -> StringIndexer(['u', 'v', 'w'], keep) -> OneHotEncoder(dropLast) -> slots 2..4 (keep:
+    3 slots, the bucket all zeros); c -> Imputer(surrogate 0.25) -> slot 1; a raw -> slot 0."""
+    root = tmp_path / "pm"
+    stages = root / "stages"
+    sizes = 3 + keep
+    specs = [("feature.StringIndexerModel", {"inputCol": "b", "outputCol": "b_i",
+                                             "handleInvalid": "keep" if keep else "error"},
+              {"labelsArray": [["u", "v", "w"]]}),
+             ("feature.OneHotEncoderModel", {"inputCols": ["b_i"], "outputCols": ["b_oh"]},
+              {"categorySizes": [sizes]}),
+             ("feature.ImputerModel", {"inputCols": ["c"], "outputCols": ["c_imp"], "missingValue": missing_value},
+              {"c": 0.25}),
+             ("feature.VectorAssembler", {"inputCols": ["a", "c_imp", "b_oh"], "outputCol": "features",
+                                          "handleInvalid": "keep"}, None)]
+    if extra is not None:
+        specs.insert(0, extra)
+    uids = []
+    for i, (cls, params, data) in enumerate(specs):
+        uid = f"{cls.rsplit('.', 1)[1]}_{i}"
+        uids.append(uid)
+        _stage(stages / f"{i}_{uid}", cls, params, data)
+    n = len(specs)
+    model_dir = stages / f"{n}_dtr_{n}"
+    _regressor(model_dir, nodes, n_features=2 + sizes - 1)
+    (root / "metadata").mkdir(parents=True)
+    (root / "metadata" / "part-00000").write_text(json.dumps(
+        {"class": P + "PipelineModel", "uid": "pm", "sparkVersion": "4.3.0",
+         "paramMap": {"stageUids": uids + [f"dtr_{n}"]}}) + "\n")
+    return root
+
+
+def _pipeline_tree(slot: int, left: tuple[float, ...]) -> list[dict]:
+    """Root: a categorical (2 categories) split on ``slot``; left: c_imp <= 0.5."""
+    return [_node(0, 0.0, 1, 4, feature=slot, cats=left, k=2),
+            _node(1, 0.0, 2, 3, feature=1, cats=(0.5,)), _node(2, 10.0), _node(3, 20.0), _node(4, 30.0)]
+
+
+def _frame(rows):
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=["a", "c", "b"])
+
+
+def test_pipeline_folds_one_hot_slots_into_label_sets(tmp_path):
+    model = load_dir(_pipeline_dir(tmp_path, _pipeline_tree(3, (1.0,))))  # slot 3: b == 'v'
+    assert model.feature_names == ["a", "c", "b"]
+    assert model.features[2].domain == ("u", "v", "w")
+    X = _frame([[0, 0.0, "u"], [0, 0.0, "v"], [0, 0.9, "v"], [0, None, "v"], [0, float("nan"), "v"],
+                [0, 0.0, "w"], [0, 0.0, "zz"], [0, 0.0, None]])
+    # c missing -> surrogate 0.25 <= 0.5 -> left; unseen/missing b -> keep bucket -> slot 3 is 0.0
+    assert model.predict(X).tolist() == [30, 10, 20, 10, 10, 30, 30, 30]
+
+
+def test_pipeline_keep_bucket_goes_left_with_zero(tmp_path):
+    model = load_dir(_pipeline_dir(tmp_path, _pipeline_tree(2, (0.0,))))  # slot 2 is 0.0: b != 'u'
+    root = model.trees[0].nodes[0]
+    assert root["kind"] == "nominal" and root["missing"] == 0
+    X = _frame([[0, 0.0, "u"], [0, 0.0, "v"], [0, 0.0, "w"], [0, 0.0, "zz"], [0, 0.0, None]])
+    assert model.predict(X).tolist() == [30, 10, 10, 10, 10]
+
+
+def test_pipeline_without_keep_sends_unseen_right(tmp_path):
+    """handleInvalid='error': Spark refuses unseen and missing labels; rulekit sends them right."""
+    model = load_dir(_pipeline_dir(tmp_path, _pipeline_tree(2, (0.0,)), keep=False))
+    X = _frame([[0, 0.0, "u"], [0, 0.0, "v"], [0, 0.0, "zz"], [0, 0.0, None]])
+    assert model.predict(X).tolist() == [30, 10, 30, 30]
+
+
+BAD_PIPELINES = {
+    "stage": (dict(extra=("feature.Bucketizer", {"inputCol": "q", "outputCol": "q_b"}, None)),
+              "Bucketizer cannot be folded"),
+    "missing_value": (dict(missing_value=-1.0), "missingValue=-1.0"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_PIPELINES))
+def test_bad_pipeline_is_one_line(tmp_path, capsys, case):
+    kwargs, text = BAD_PIPELINES[case]
+    root = _pipeline_dir(tmp_path, _pipeline_tree(2, (0.0,)), **kwargs)
+    line = _cli_error(["import", str(root), "-o", str(tmp_path / "o.json")], capsys)
+    assert text in line
