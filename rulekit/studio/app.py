@@ -8,15 +8,18 @@ Any error is shown on the page; none reaches the server.
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 
-from nicegui import run, ui
+from nicegui import background_tasks, run, ui
 
 from rulekit.errors import RulekitError
 from rulekit.studio.session import EXPORT_TARGETS, SQL_DIALECTS, Check, Session, marks
 
 log = logging.getLogger("rulekit.studio")
+
+IDLE_SECONDS = 0.25  # typing pause after which the lint and the picture are redrawn
 
 CSS = """
 .rk-error { text-decoration: wavy underline #c62828; background: #ffebee; }
@@ -42,6 +45,9 @@ class StudioPage:
         self.pending: str | None = None
         self.busy = False
         self.checked: Check | None = None
+        self.version = 0  # analyses started (the idle-time lint draws only for the newest)
+        self._rule_rows: list | None = None
+        self._picture_svg = ""
         self._build()
 
     # --- layout -----------------------------------------------------------------------------------------
@@ -143,6 +149,8 @@ class StudioPage:
 
     async def _analyse(self, text: str) -> None:
         s = self.session
+        self.version += 1
+        version = self.version
         checked = await run.io_bound(s.check, text, with_lint=False)
         self.checked = checked
         if checked.errors:
@@ -151,21 +159,37 @@ class StudioPage:
             if s.data is not None:
                 self.changed_label.set_text("changed rows: ? (the text has errors)")
             return
+        imp = None
         if s.data is not None:
             try:
                 imp = await run.io_bound(s.impact, checked)
             except RulekitError as err:
                 self.changed_label.set_text(f"impact not computed: {err}")
             else:
-                self._show_impact(imp)
+                self._show_counts(imp)
         self.changed_label.props(f"data-len={len(text)}")
-        if self.pending is not None:
-            return  # newer text waits: its lint and picture will be drawn instead
-        found = await run.io_bound(s.lint, checked)
-        self._show_findings(text, found)
         if self.pending is None:
-            svg = await run.io_bound(s.rules_picture, checked)
-            self.picture.set_content(svg)
+            if imp is not None:
+                self._show_rule_table(imp)
+            background_tasks.create(self._when_idle(text, checked, version), name="rulekit-lint")
+
+    async def _when_idle(self, text: str, checked: Check, version: int) -> None:
+        """The lint's warnings and the picture, once typing pauses (they cost more than the counts)."""
+        await asyncio.sleep(IDLE_SECONDS)
+        if version != self.version or self.pending is not None:
+            return
+        try:
+            found = await run.io_bound(self.session.lint, checked)
+            if version != self.version:
+                return
+            self._show_findings(text, found)
+            svg = await run.io_bound(self.session.rules_picture, checked)
+            if version == self.version and svg != self._picture_svg:
+                self._picture_svg = svg
+                self.picture.set_content(svg)
+        except Exception as err:  # noqa: BLE001 - shown, never fatal to the server
+            log.exception("studio: lint failed")
+            self.status.set_text(f"internal error: {type(err).__name__}: {err}")
 
     def _show_findings(self, text: str, found) -> None:
         self.findings.clear()
@@ -180,7 +204,7 @@ class StudioPage:
             {"kind": "mark", "from": m.start, "to": m.end, "class": f"rk-{m.diagnostic.severity}",
              "attributes": {"title": m.diagnostic.message}} for m in marks(text, found)])
 
-    def _show_impact(self, imp) -> None:
+    def _show_counts(self, imp) -> None:
         self.changed_label.set_text(f"changed rows: {imp.changed:,} of {imp.rows:,}"
                                     + (f" (probabilities only: {imp.proba_changed:,})" if imp.proba_changed else ""))
         c = imp.confusion
@@ -195,8 +219,14 @@ class StudioPage:
                                        "<div class='text-xs'>before &rarr; after</div>")
         elif imp.mse_before is not None:
             self.accuracy.set_text(f"MSE: before {imp.mse_before:.6g}, after {imp.mse_after:.6g}")
+
+    def _show_rule_table(self, imp) -> None:
+        """The per-rule table and chart, sent only when they change (500 rules: ~50 KB a message)."""
         rows = [{"index": r.index, "name": r.name, "line": r.line, "conclusion": r.conclusion,
                  "decides": r.decides, "correct": r.correct} for r in imp.rules]
+        if rows == self._rule_rows:
+            return
+        self._rule_rows = rows
         self.rule_table.rows = rows
         self.rule_table.update()
         self.chart.options["xAxis"]["data"] = [r["name"] for r in rows]

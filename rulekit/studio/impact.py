@@ -61,6 +61,7 @@ class Scored:
     proba: np.ndarray | None
     decider: np.ndarray | None
     masks: list[np.ndarray]
+    cls: np.ndarray | None = None  # per row the index into the engine's classes (-1: none), when known
 
 
 class Data:
@@ -73,10 +74,23 @@ class Data:
             len(next(iter(columns.values()), []))
         self._matrices: OrderedDict[tuple, np.ndarray] = OrderedDict()
         self._masks: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self._heads: dict[tuple, int] = {}
+        self._codes: dict[tuple, np.ndarray] = {}
         self._mask_bytes = 0
 
     def y(self) -> Any:
         return None if self.target is None else self.columns[self.target]
+
+    def y_codes(self, classes: list) -> np.ndarray | None:
+        """The target's :func:`codes` in ``classes`` (kept: the same classes come back every edit)."""
+        if self.target is None:
+            return None
+        key = (self.target, tuple((type(c), c) for c in classes))
+        if key not in self._codes:
+            if len(self._codes) > 8:
+                self._codes.clear()
+            self._codes[key] = codes(self.columns[self.target], classes)
+        return self._codes[key]
 
     def matrix(self, rb: RuleBase) -> np.ndarray:
         """The data encoded for ``rb``'s features (a DataError naming FILE:LINE:COL when it does not fit)."""
@@ -91,14 +105,21 @@ class Data:
                 self._matrices.popitem(last=False)
         return M
 
-    def masks(self, rb: RuleBase) -> list[np.ndarray]:
-        """Per rule, the rows where its condition is TRUE (computed for the rules not seen before)."""
+    def masks(self, rb: RuleBase, keys: list | None = None) -> list[np.ndarray]:
+        """Per rule, the rows where its condition is TRUE (computed for the rules not seen before).
+
+        ``keys``: per rule something that determines its condition under these feature declarations
+        (the studio passes each rule's source text: hashing text is ~10x cheaper than hashing and
+        comparing condition objects); default: the condition itself."""
         M = self.matrix(rb)
-        head = (rb.features, rb.precision)
-        keys = [(head, r.condition) for r in rb.rules]
+        head = self._heads.setdefault((rb.features, rb.precision), len(self._heads))  # hashed once
+        keys = [(head, k) for k in keys] if keys is not None else [(head, r.condition) for r in rb.rules]
         todo = [i for i, k in enumerate(keys) if k not in self._masks]
         if todo:
-            fresh = engine.match_matrix(rb, M, rules=todo)
+            # only the new rules are compiled (the engine compiles every rule of the base it is given)
+            part = rb if len(todo) == len(rb.rules) else \
+                rb.model_copy(update={"rules": tuple(rb.rules[i] for i in todo)})
+            fresh = engine.match_matrix(part, M)
             for j, i in enumerate(todo):
                 self._store(keys[i], np.ascontiguousarray(fresh[:, j]))
         out = []
@@ -131,9 +152,10 @@ def first_true(masks: list[np.ndarray], n: int) -> np.ndarray:
     return hit
 
 
-def score(rb: RuleBase, data: Data) -> Scored:
-    """``rb`` on every row of ``data``; exactly :func:`rulekit.rules.engine.predict_with_proba`."""
-    masks = data.masks(rb)
+def score(rb: RuleBase, data: Data, keys: list | None = None) -> Scored:
+    """``rb`` on every row of ``data``; exactly :func:`rulekit.rules.engine.predict_with_proba`
+    (``keys``: see :meth:`Data.masks`)."""
+    masks = data.masks(rb, keys)
     n = data.n
     if rb.combiner is None and rb.semantics == "first-hit":
         out = engine.outcomes(rb)
@@ -146,7 +168,7 @@ def score(rb: RuleBase, data: Data) -> Scored:
         if (cls < 0).any():
             vec = vec.copy()
             vec[cls < 0] = np.nan
-        return Scored(rb, labels, vec, hit, masks)
+        return Scored(rb, labels, vec, hit, masks, cls)
     with located(data.columns, rb.features):
         if rb.task == "regression":
             preds, proba = np.asarray(engine.predict(rb, data.columns)), None
@@ -200,7 +222,7 @@ def decided_by(s: Scored, i: int) -> np.ndarray:
     return np.flatnonzero(s.masks[i])
 
 
-def impact(before: Scored, after: Scored, y: Any = None, *,
+def impact(before: Scored, after: Scored, y: Any = None, *, y_codes: Any = None,
            names: list[str] | None = None, lines: list[int | None] | None = None,
            conclusions: list[str] | None = None) -> Impact:
     """Compare two scorings of the same rows (as :func:`rulekit.diffing.rows.row_diff`), and count
@@ -219,18 +241,26 @@ def impact(before: Scored, after: Scored, y: Any = None, *,
         ky = classes = None
     else:
         classes = union_classes(a, b)
-        ka, kb = codes(pa, classes), codes(pb, classes)
+        ka, kb = _codes(before, classes), _codes(after, classes)
         changed = ka != kb
         qa, qb = aligned_proba(a, b, None, before.proba, after.proba)
         same_p = np.all((qa == qb) | (np.isnan(qa) & np.isnan(qb)), axis=1)
         out = Impact(rows=n, changed=int(changed.sum()), proba_changed=int((~changed & ~same_p).sum()))
         ky = None
         if y is not None:
-            ky = codes(y, classes)
+            ky = codes(y, classes) if y_codes is None else y_codes(classes)
             out.confusion = _confusion(classes, ky, ka, kb)
     out.changed_rows = np.flatnonzero(changed).tolist()
     out.rules = _rule_rows(after, ky, classes, names, lines, conclusions)
     return out
+
+
+def _codes(s: Scored, classes: list) -> np.ndarray:
+    """``codes(s.predictions, classes)``, from the class indexes when known (one lookup per class)."""
+    if s.cls is None:
+        return codes(s.predictions, classes)
+    table = np.append(codes(engine.outcomes(s.rb).labels, classes), -1)  # -1: no prediction
+    return table[s.cls]
 
 
 def _rule_rows(s: Scored, ky, classes, names, lines, conclusions) -> list[RuleRow]:
@@ -243,7 +273,8 @@ def _rule_rows(s: Scored, ky, classes, names, lines, conclusions) -> list[RuleRo
     own = None  # per rule, then the default (last): its label's code in ``classes`` (-2: none)
     if ky is not None and rb.task == "classification" and rb.combiner is None:
         out = engine.outcomes(rb)
-        own = np.array([codes([out.labels[c]], classes)[0] if c >= 0 else -2 for c in out.cls], np.int64)
+        table = np.append(codes(out.labels, classes), -2)  # class index -> code; -1 (none) -> -2
+        own = table[out.cls]
     if rb.combiner is None and rb.semantics == "first-hit":
         counts = np.bincount(s.decider + 1, minlength=R + 1)
         good = None

@@ -75,6 +75,19 @@ def marks(text: str, found: list[Diagnostic]) -> list[Mark]:
     return out
 
 
+def rule_keys(parsed) -> list[str] | None:
+    """Each rule's source text (from its start to the next rule's): under the same feature
+    declarations the same text is the same condition, so it keys the rule's cached rows."""
+    rb = parsed.rulebase
+    if rb is None or len(parsed.rule_pos) != len(rb.rules):
+        return None
+    starts = [0]
+    for ln in parsed.text.split("\n"):
+        starts.append(starts[-1] + len(ln) + 1)
+    offsets = [starts[line - 1] + col - 1 for line, col in parsed.rule_pos] + [len(parsed.text)]
+    return [parsed.text[a:b] for a, b in zip(offsets, offsets[1:])]
+
+
 class Session:
     """One studio: a SOURCE (rules file, or a model opened as its extracted rules) and optional data."""
 
@@ -146,7 +159,7 @@ class Session:
                                        "no 'before' to compare with")
             else:
                 try:
-                    result = (score(parsed.rulebase, self.data), None)
+                    result = (score(parsed.rulebase, self.data, rule_keys(parsed)), None)
                 except RulekitError as err:
                     result = (None, f"the saved file does not fit the data: {err}")
             self._baseline = (self.saved_text, *result)
@@ -162,7 +175,7 @@ class Session:
             raise RulekitError("the text has errors: impact not computed")
         with self._lock:
             before, why = self.baseline()
-            after = score(rb, self.data)
+            after = score(rb, self.data, rule_keys(checked.parsed))
             if before is None:
                 raise RulekitError(why)
             if before.rb.task != rb.task:
@@ -175,7 +188,8 @@ class Session:
             concl.append(conclusion_text(rb.default, rb.task, rb.classes) if rb.default else "nothing")
             names = [engine.rule_name(rb, i) for i in range(len(rb.rules))]
             self._after = after
-            return impact(before, after, self.data.y(), names=names, lines=lines, conclusions=concl)
+            return impact(before, after, self.data.y(), y_codes=self.data.y_codes, names=names, lines=lines,
+                          conclusions=concl)
 
     def rows_decided(self, checked: Check, rule: int, limit: int = ROWS_SHOWN) -> tuple[int, list[dict]]:
         """How many rows rule ``rule`` (-1: the default) decides, and the first ``limit`` of them
@@ -184,7 +198,7 @@ class Session:
         if self.data is None or rb is None:
             return 0, []
         with self._lock:
-            s = score(rb, self.data)
+            s = score(rb, self.data, rule_keys(checked.parsed))
             rows = decided_by(s, rule)
             return len(rows), self._records(rb, s, rows[:limit])
 

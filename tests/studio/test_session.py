@@ -211,3 +211,36 @@ def test_bad_input(files, tmp_path):
     assert Session(rules).check(s.saved_text).rulebase is not None
     with pytest.raises(RulekitError, match="--data"):
         Session(rules).impact(s.check(s.saved_text))
+
+
+@pytest.mark.parametrize("semantics", ["first-hit", "vote"])
+def test_session_impact_is_rulekit_diffs_through_edits(tmp_path, semantics):
+    """Rules keyed by their text (cached rows) across edits, moves, deletions, comments and header
+    changes: every count equals row_diff's on the same texts."""
+    from rulekit.diffing.rows import row_diff
+    from rulekit.table import read_csv
+
+    rb = cases.rulebase(40, seed=8, semantics=semantics)
+    rules, data = tmp_path / "r.rules", tmp_path / "d.csv"
+    text = dsl.dumps(rb)
+    rules.write_text(text, encoding="utf-8")
+    cases.write_csv(data, cases.columns(rb, 1500, seed=2))
+    X = read_csv(data)
+    s = Session(rules, data)
+    texts = [cases.edit(text, k) for k in range(12)]
+    for rid in ("r0", "r1", "r7"):  # a test added to a rule (its id and the rest of its text unchanged)
+        texts.append(text.replace(f"\n{rid}: if ", f"\n{rid}: if f0 > 0 and ", 1))
+    texts.append(text.replace("precision float64", "precision float32"))
+    texts.append(text.replace("\nr3: ", "\n# a comment\nr3: "))
+    texts.append(text.replace("{red, green, blue}", "{green, red, blue}"))
+    done = 0
+    for t in texts + [text]:
+        checked = s.check(t, with_lint=False)
+        if checked.errors:
+            continue
+        got = s.impact(checked)
+        want = row_diff(rb, checked.rulebase, X, X["y"])
+        assert (got.changed, got.changed_rows, got.proba_changed, got.confusion) == \
+            (want.changed, want.changed_rows, want.proba_changed, want.confusion), t
+        done += 1
+    assert done >= 12
