@@ -8,6 +8,10 @@ imputed one is too, except that a missing value takes the surrogate's way; a str
 a nominal feature on the indexer's labels, and a test on its index or on one of its one-hot slots
 becomes a set of labels. A bare tree model (no pipeline) has numeric slots ``f0..f{n-1}``, made
 nominal (codes ``0..k-1``) where a split treats them as categorical.
+
+Not exact: an ``Imputer`` over an integer column. Spark casts the surrogate to the column's type
+(measured: surrogate 2.333 fills 2), and the saved pipeline does not record that type, so the
+surrogate is used as saved (exact for floating-point columns).
 """
 
 from __future__ import annotations
