@@ -1,7 +1,7 @@
 """Import PMML 4.x tree models: ``rulekit import model.pmml --format pmml``.
 
 Reads ``TreeModel``; ``MiningModel`` segmentations of trees (``sum``, ``average``, ``majorityVote``,
-and ``weightedAverage``/``weightedMajorityVote`` with equal weights) and the ``modelChain`` that
+``weightedAverage``, and ``weightedMajorityVote`` with equal weights) and the ``modelChain`` that
 sklearn2pmml writes for gradient boosting, XGBoost and LightGBM (sums of trees with ``Targets``, then
 a ``RegressionModel`` with a logit or softmax link); ``RuleSetModel`` with ``firstHit`` or
 ``weightedMax`` selection (a decision list); ``Targets`` rescaling; DerivedFields that are a FieldRef.
@@ -209,11 +209,14 @@ class _Reader:
         for s, m in segments:
             if local(m) != "TreeModel":
                 raise self.where.error(m, f"a {method} segment holding <{local(m)}> (rulekit reads trees)")
-        if method in ("weightedAverage", "weightedMajorityVote"):
-            weights = {self.where.number(s, "weight", "1") for s, _ in segments}
-            if len(weights) != 1:
-                raise self.where.error(seg, f"{method} with unequal segment weights is not supported")
+        weights = [self.where.number(s, "weight", "1") for s, _ in segments]
+        if method in ("weightedAverage", "weightedMajorityVote") and len(set(weights)) == 1:
             method = "average" if method == "weightedAverage" else "majorityVote"
+        if method == "weightedAverage":
+            return self._weighted_average(el, seg, segments, weights, task)
+        if method == "weightedMajorityVote":
+            raise self.where.error(seg, "weightedMajorityVote with unequal segment weights is not supported "
+                                        "(rulekit's vote counts each tree once)")
         if method == "sum":
             if task != "regression":
                 raise self.where.error(seg, "a sum of classification trees is not a PMML model rulekit reads")
@@ -232,6 +235,21 @@ class _Reader:
             trees = [self._graph(m, task) for _, m in segments]
             return self._model(trees, task, Combiner(kind="vote"))
         raise self.where.error(seg, f"multipleModelMethod={method!r} is not supported for {task}")
+
+    def _weighted_average(self, el, seg, segments, weights, task: str) -> Model:
+        """sum(w_i * v_i) / sum(w_i) with each tree's leaves scaled by w_i / sum(w) (times the tree
+        count for rulekit's average): the same to ~1e-16 relative, not bit for bit."""
+        total = sum(weights)
+        if not total > 0 or any(w < 0 for w in weights):
+            raise self.where.error(seg, "weightedAverage needs non-negative weights with a positive sum")
+        if child(el, "Targets") is not None:
+            raise self.where.error(child(el, "Targets"), "Targets on a weightedAverage is not supported")
+        n = len(segments)
+        if task == "regression":
+            trees = [self._graph(m, task, w / total) for (_, m), w in zip(segments, weights)]
+            return self._model(trees, task, Combiner(kind="sum", base_score=(0.0,)))
+        trees = [self._graph(m, task, w * n / total) for (_, m), w in zip(segments, weights)]
+        return self._model(trees, task, Combiner(kind="single" if n == 1 else "average"))
 
     def _regression_part(self, m, task_el):
         """A chain segment computing one raw score: its trees, base, output field name, float32."""

@@ -44,7 +44,7 @@ class TreeContext:
     no_true: str = "returnNullPrediction"
     classes: tuple | None = None  # classification: leaves are distributions over these
     class_type: str = "string"
-    scale: float = 1.0  # rescaleFactor of the enclosing Targets (regression scores)
+    scale: float = 1.0  # Targets' rescaleFactor, or a weighted average's weight, on every leaf
     float32: bool = False  # x-mathContext="float": scores are float32 values
     assume_complete: bool = False
 
@@ -199,7 +199,7 @@ class GraphMaker:
                 raise self.where.error(el, "a classification <Node> that ends a path needs a score")
             value = [0.0] * k
             value[self._class_index(el, score, ctx, index)] = 1.0
-            return tuple(value)
+            return tuple(v * ctx.scale for v in value)
         counts = [0.0] * k
         probs: list[float | None] = [None] * k
         for d in dists:
@@ -216,9 +216,12 @@ class GraphMaker:
             if not total > 0:
                 raise self.where.error(el, "the ScoreDistributions' recordCounts sum to 0")
             value = [c / total for c in counts]
+        best = int(np.argmax(value))
+        if ctx.scale != 1.0:  # a weighted average's segment weight, folded into the leaf
+            value = [v * ctx.scale for v in value]
         if score is not None:
             label = self._class_index(el, score, ctx, index)
-            if int(np.argmax(value)) != label:
+            if best != label:
                 raise self.where.error(el, f"score {score!r} is not the most probable class of this "
                                            f"<Node> (first on a tie), as rulekit would predict")
         return tuple(value)

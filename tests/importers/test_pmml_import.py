@@ -189,3 +189,49 @@ def test_rulekit_pmml_reimports_to_the_same_model(name):
         assert [exporters_label(c) for c in back.classes] == [exporters_label(c) for c in model.classes]
     else:
         np.testing.assert_allclose(back.predict(M), model.predict(M), rtol=tol, atol=tol)
+
+
+def _weighted(text: str) -> tuple[str, list[float]]:
+    """rulekit's average-of-trees PMML turned into a weightedAverage with weights 1, 2, 3, ..."""
+    root = lxml_etree().fromstring(text.encode("utf-8"))
+    seg = next(root.iter("{*}Segmentation"))
+    seg.set("multipleModelMethod", "weightedAverage")
+    weights = []
+    for i, s in enumerate(seg.iter("{*}Segment")):
+        s.set("weight", repr(float(i + 1)))
+        weights.append(float(i + 1))
+    return lxml_etree().tostring(root).decode("utf-8"), weights
+
+
+def lxml_etree():
+    from lxml import etree  # noqa: PLC0415
+
+    return etree
+
+
+@pytest.mark.parametrize("name", ["sklearn_forest_classifier", "sklearn_extratrees_regressor"])
+def test_weighted_average_is_the_weighted_mean_of_the_trees(name):
+    from rulekit import exporters  # noqa: PLC0415
+    from rulekit.importers.pmml import loads  # noqa: PLC0415
+    from tests import zoo  # noqa: PLC0415
+
+    model, X = zoo.get(name)
+    text, w = _weighted(exporters.get("pmml")(model))
+    back = loads(text)
+    M = probe_rows(model, model.matrix(X.head(30)), n_missing=30)
+    want = sum(wi * v for wi, v in zip(w, model.tree_values(M))) / sum(w)
+    got = back.predict_proba(M) if model.task == "classification" else back.predict(M)[:, None]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_weighted_average_agrees_with_the_engine():
+    from rulekit import exporters  # noqa: PLC0415
+    from rulekit.importers.pmml import loads  # noqa: PLC0415
+    from tests import zoo  # noqa: PLC0415
+
+    model, X = zoo.get("sklearn_forest_classifier")
+    text, _ = _weighted(exporters.get("pmml")(model))
+    back = loads(text)
+    frame = _rows(back, X, with_nan=True)
+    assert compare(back, jpmml_score(text, frame), frame, tol=1e-12) > 50
