@@ -216,7 +216,8 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
           select: str = typer.Option("mdl", "--select",
                                      help="mdl: keep each class's rules of shortest description; none: keep all"),
           cf: Optional[float] = typer.Option(None, "--cf", help="with --prune-data: C4.5's confidence factor "
-                                             "for generalising rules (default 0.25; lower prunes more)"),
+                                             "for generalising rules (lower prunes more; default 0.5, "
+                                             "0.25 with --prune pessimistic)"),
           min_rules: int = typer.Option(0, "--min-rules", help="with --prune-data: when the MDL choice "
                                         "leaves fewer rules, choose without it and keep at least this many"),
           induce: bool = typer.Option(False, "--induce",

@@ -185,3 +185,18 @@ def test_bad_cf_and_min_rules_are_one_line(tmp_path, run, args):
     r = run("rules", "m.json", *args, "-o", "x.rules", cwd=tmp_path)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert not (tmp_path / "x.rules").exists()
+
+
+def test_default_cf_is_the_held_out_one_and_pessimistic_keeps_c45s(tmp_path, run):
+    _concept_files(tmp_path, 12, noise=0.12)
+    assert run("fit", "train.csv", "--target", "y", "-o", "m.json", cwd=tmp_path).returncode == 0
+    texts = {}
+    for name, args in {"default": [], "0.5": ["--cf", "0.5"], "0.25": ["--cf", "0.25"],
+                       "pess": ["--prune", "pessimistic"], "pess0.25": ["--prune", "pessimistic", "--cf", "0.25"]}.items():
+        select = [] if name.startswith("pess") else ["--select", "none"]  # all of a full tree's rules: slow
+        r = run("rules", "m.json", "--prune-data", "prune.csv", *select, *args, "-o", f"{name}.rules",
+                cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        texts[name] = (tmp_path / f"{name}.rules").read_text()
+    assert texts["default"] == texts["0.5"] != texts["0.25"]
+    assert texts["pess"] == texts["pess0.25"]
