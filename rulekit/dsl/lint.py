@@ -306,7 +306,7 @@ def lint(rb: RuleBase, rule_pos: list[tuple[int, int]] | None = None) -> list[Fi
     for i, r in enumerate(rb.rules):
         groups.setdefault(r.group if rb.combiner is not None else 0, []).append(i)
     small = any(len(m) <= lint_regions.MAX_RULES for m in groups.values())
-    regions = lint_regions.Regions(rb) if small else None
+    regions = lint_regions.Regions(rb, sums) if small else None
     exact = frozenset(i for i, bs in enumerate(regions.per_rule) if bs is not None) if small else frozenset()
     budget = [lint_regions.BUDGET]
     for members in groups.values():

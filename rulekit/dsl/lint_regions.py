@@ -34,18 +34,26 @@ MAX_WITNESSES = 5  # earlier rules named in a shadowing message
 class Regions:
     """Every rule's region as boxes (None: not computable) with the boxes' bounding intervals."""
 
-    def __init__(self, rb: RuleBase):
+    def __init__(self, rb: RuleBase, sums: list | None = None):
+        """``sums``: the rules' summaries from :mod:`rulekit.dsl.lint` when at hand; an exact one
+        (not opaque) is already a box and is converted instead of deriving the condition's boxes."""
         self.rb = rb
         self.schema = boxes.Schema(rb)
         nf = len(rb.features)
         self.per_rule: list[list[boxes.Box] | None] = []
         owner: list[int] = []
         flat: list[boxes.Box] = []
-        for i, r in enumerate(rb.rules):
-            try:
-                bs = boxes.condition_boxes(r.condition, self.schema)
-            except (boxes.TooComplex, RulekitError, TypeError):
-                bs = None
+        with boxes.no_gc():  # many small acyclic objects: the collector's passes would dominate
+            per_rule = []
+            for i, r in enumerate(rb.rules):
+                s = sums[i] if sums is not None else None
+                if s is not None and s.never:
+                    per_rule.append([])
+                elif s is not None and not s.opaque:
+                    per_rule.append(self._summary_boxes(s))
+                else:
+                    per_rule.append(self._boxes(r.condition))
+        for i, bs in enumerate(per_rule):
             if bs is not None and any(not isinstance(k, int) for b in bs for k in b.items):
                 bs = None  # an oblique sum: its key is not a feature, points cannot be built
             self.per_rule.append(bs)
@@ -79,6 +87,35 @@ class Regions:
                         self.lo[k, bi], self.hi[k, bi] = math.inf, -math.inf
                 elif c.size < 63:
                     self.mask[k, bi] = np.uint64(sum(1 << (code + 1) for code in c.codes))
+
+    def _summary_boxes(self, s) -> list[boxes.Box]:
+        """The box of an exact summary (per feature: numeric ``(lo, hi]`` intervals or a set of
+        ``(type, value)`` domain values, and whether a missing value makes it TRUE)."""
+        items: dict = {}
+        for name, c in s.cons.items():
+            k = self.schema.index[name]
+            missing = c.missing == 2
+            if c.numeric:
+                ivs = []
+                for lo, hi in c.values:
+                    a = -math.inf if lo is None else math.nextafter(lo, math.inf)
+                    if a <= hi:
+                        ivs.append((boxes.Bound(a), boxes.Bound(hi)))
+                con = boxes.NumSet(tuple(ivs), missing)
+            else:
+                codes = frozenset(-1 if v == ("unseen",) else self.schema.code(k, v[1]) for v in c.values)
+                con = boxes.NomSet(codes, self.schema.size(k), missing)
+            if con.is_empty:
+                return []
+            if not con.is_true:
+                items[k] = con
+        return [boxes.Box(items)]
+
+    def _boxes(self, cond) -> list[boxes.Box] | None:
+        try:
+            return boxes.condition_boxes(cond, self.schema)
+        except (boxes.TooComplex, RulekitError, TypeError):
+            return None
 
     def meeting(self, j: int, before: np.ndarray) -> np.ndarray:
         """Boxes (indices into ``flat``) among ``before`` that may meet a box of rule ``j``."""
@@ -349,6 +386,7 @@ def example_text(box: boxes.Box, schema: boxes.Schema) -> str:
 def _number_in(lo: boxes.Bound, hi: boxes.Bound) -> float:
     a, b = lo.at, hi.at
     cands = [getattr(x.lit, "value", None) for x in (hi, lo)]
+    cands += [x for x in (b, a) if not math.isinf(x) and len(repr(x)) <= 8]  # short bounds read best
     if math.isinf(a) and math.isinf(b):
         cands.append(0.0)
     elif math.isinf(a):
