@@ -233,10 +233,11 @@ def _tree(nodes: _Nodes, slots: list[Slot], leaf_mode: str, n_classes: int | Non
     A split that sends every input one way (possible once labels are folded) is skipped: its
     live child takes its place.
     """
-    pos = {int(i): p for p, i in enumerate(nodes.ids.tolist())}
+    children = set(nodes.left[nodes.left >= 0].tolist()) | set(nodes.right[nodes.right >= 0].tolist())
+    nodes = _Nodes(**{k: getattr(nodes, k).tolist() for k in _Nodes.__slots__})  # Python lists: fast to index
+    pos = {i: p for p, i in enumerate(nodes.ids)}
     if len(pos) != len(nodes.ids):
         raise SparkModelError(f"{where}: duplicate node ids")
-    children = set(nodes.left[nodes.left >= 0].tolist()) | set(nodes.right[nodes.right >= 0].tolist())
     roots = [i for i in pos if i not in children]
     if len(roots) != 1:
         raise SparkModelError(f"{where}: {len(roots)} root nodes (expected 1)")
@@ -275,11 +276,11 @@ def _tree(nodes: _Nodes, slots: list[Slot], leaf_mode: str, n_classes: int | Non
 def _leaf(nodes: _Nodes, p: int, leaf_mode: str, n_classes: int | None, scale: float | None,
           where: str) -> dict:
     if leaf_mode == "value":
-        v = float(nodes.prediction[p])
+        v = nodes.prediction[p]
         if scale is not None:
             v = scale * v
         return {"kind": "leaf", "value": (v,)}
-    counts = nodes.stats[nodes.stats_off[p]:nodes.stats_off[p + 1]].tolist()
+    counts = nodes.stats[nodes.stats_off[p]:nodes.stats_off[p + 1]]
     if len(counts) != n_classes:
         raise SparkModelError(f"{where}: a leaf has {len(counts)} class counts, the model {n_classes} classes")
     total = 0.0
@@ -291,13 +292,13 @@ def _leaf(nodes: _Nodes, p: int, leaf_mode: str, n_classes: int | None, scale: f
 
 def _split(nodes: _Nodes, p: int, slots: list[Slot], where: str) -> tuple[dict, list]:
     """The IR attributes of Spark split ``p`` and its live children ``[(spark id, edge attrs)]``."""
-    j = int(nodes.feature[p])
+    j = nodes.feature[p]
     if not 0 <= j < len(slots):
         raise SparkModelError(f"{where}: a split reads feature {j}, the model has {len(slots)}")
     slot = slots[j]
-    k = int(nodes.n_cats[p])
-    cats = nodes.cats[nodes.cats_off[p]:nodes.cats_off[p + 1]].tolist()
-    left, right = int(nodes.left[p]), int(nodes.right[p])
+    k = nodes.n_cats[p]
+    cats = nodes.cats[nodes.cats_off[p]:nodes.cats_off[p + 1]]
+    left, right = nodes.left[p], nodes.right[p]
     if k < 0 and len(cats) != 1:
         raise SparkModelError(f"{where}: a continuous split with {len(cats)} thresholds")
     if slot.kind in ("raw", "imputed"):
