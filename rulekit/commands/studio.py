@@ -29,5 +29,10 @@ def run(*, source: Path, data: Path | None, target: str | None, port: int, host:
     if host != LOCAL_HOST:
         print(f"rulekit: warning: the studio listens on {host}, not only {LOCAL_HOST}: anyone who can "
               f"reach this machine on port {port} can read and write the files it opens", file=sys.stderr)
+    if data is not None:
+        from rulekit import progress
+
+        with progress.reporter(quiet=quiet), progress.phase(f"scoring {data}"):
+            session.warm()
     serve(session, host=host, port=port, open_browser=not no_browser)
     return 0
