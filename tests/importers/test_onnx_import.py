@@ -192,3 +192,21 @@ def test_cli_import_then_predict_and_exports_agree(tmp_path, capsys):
     assert [r[1] for r in got] == label.tolist()
     # SQLite sums in float64 (no 4-byte float): within XGBoost's stated float32 bound, not bit for bit
     np.testing.assert_allclose(np.array([r[2:] for r in got]), proba, rtol=0, atol=1e-6)
+
+
+def test_forest_tie_rows_keep_onnxruntime_labels():
+    """A 10-tree forest of pure leaves writes weights float32(0.1); five of them sum to exactly 0.5
+    in onnxruntime's float sum, a tie it labels class 0. Leaves read back as float32(10 * w) = 1.0
+    keep that tie (10 * w in float64 gave 0.50000000745 and class 1 on 1,826 of 20,000 rows)."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3000, 4)).astype(np.float32)
+    y = ((X[:, 0] + rng.normal(size=3000)) > 0).astype(int)
+    proto = _skl2onnx(RandomForestClassifier(10, random_state=0, n_jobs=1).fit(X, y), X)
+    T = rng.normal(size=(5000, 4)).astype(np.float32)
+    label, proba = _ort(proto, T)
+    proba = np.array([[row[c] for c in (0, 1)] for row in proba])
+    assert np.sum(proba[:, 1] == 0.5) > 100  # the rows this is about
+    model = rulekit.from_onnx(proto)
+    assert np.array_equal(model.predict(T.astype(np.float64)), label)
