@@ -304,7 +304,11 @@ class _Reader:
             preds = children(t, "NumericPredictor")
             if children(t) != preds or len(preds) > 1:
                 raise self.where.error(t, "rulekit reads RegressionTables of at most one NumericPredictor")
-            cat = label_value(self.where.attr(t, "targetCategory"), self.schema.target_type)
+            try:
+                cat = label_value(self.where.attr(t, "targetCategory"), self.schema.target_type)
+            except ValueError:
+                raise self.where.error(t, f"targetCategory {t.get('targetCategory')!r} is not of the "
+                                          f"target's dataType") from None
             if cat not in classes:
                 raise self.where.error(t, f"targetCategory {cat!r} is not a class of the target")
             name = None

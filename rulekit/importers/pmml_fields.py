@@ -14,6 +14,7 @@ from decimal import Decimal
 
 import numpy as np
 from lxml import etree
+from pydantic import ValidationError
 
 from rulekit.importers.pmml_xml import Where, child, children, local
 from rulekit.ir.model import Feature
@@ -69,8 +70,23 @@ def label_value(text: str, data_type: str):
     return text
 
 
-def _values(df: etree._Element) -> list[str]:
-    return [v.get("value") for v in children(df, "Value") if v.get("property", "valid") == "valid"]
+def _values(df: etree._Element, where: Where) -> list[str]:
+    return [where.attr(v, "value") for v in children(df, "Value") if v.get("property", "valid") == "valid"]
+
+
+def _labels(df: etree._Element, where: Where, dtype: str) -> list:
+    try:
+        return [label_value(v, dtype) for v in _values(df, where)]
+    except ValueError:
+        raise where.error(df, f"a <Value> of {df.get('name')!r} is not of dataType {dtype!r}") from None
+
+
+def _feature(where: Where, el: etree._Element, **kw) -> Feature:
+    try:
+        return Feature(**kw)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise where.error(el, f"field {kw.get('name')!r}: {first.get('msg', 'invalid')}") from None
 
 
 def read_schema(pmml: etree._Element, model: etree._Element, where: Where) -> Schema:
@@ -94,7 +110,7 @@ def read_schema(pmml: etree._Element, model: etree._Element, where: Where) -> Sc
             schema.target = name
             schema.target_type = df.get("dataType", "string")
             if df.get("optype") == "categorical":
-                schema.classes = [label_value(v, schema.target_type) for v in _values(df)]
+                schema.classes = _labels(df, where, schema.target_type)
             continue
         if usage not in ("active",):
             continue
@@ -119,7 +135,7 @@ def read_schema(pmml: etree._Element, model: etree._Element, where: Where) -> Sc
 
 
 def _add_feature(schema: Schema, df: etree._Element, mf: etree._Element, where: Where) -> FieldRef:
-    name = df.get("name")
+    name = where.attr(df, "name")
     optype = df.get("optype")
     dtype = df.get("dataType", "string")
     replacement = mf.get("missingValueReplacement")
@@ -128,18 +144,18 @@ def _add_feature(schema: Schema, df: etree._Element, mf: etree._Element, where: 
         if dtype not in NUMERIC_TYPES:
             raise where.error(df, f"continuous field {name!r} has dataType {dtype!r} "
                                   f"(rulekit reads double, float and integer)")
-        schema.features.append(Feature(name=name))
+        schema.features.append(_feature(where, df, name=name))
         return FieldRef(index, NUMERIC_TYPES[dtype], replacement)
     if optype == "categorical":
-        values = _values(df)
+        values = _values(df, where)
         if not values:
             raise where.error(df, f"categorical field {name!r} lists no values")
         if dtype not in ("string", "integer"):
             raise where.error(df, f"categorical field {name!r} has dataType {dtype!r} "
                                   f"(rulekit reads string and integer categories)")
-        domain = tuple(label_value(v, dtype) for v in values)
-        schema.features.append(Feature(name=name, kind="nominal", domain=domain,
-                                       match="exact" if dtype == "integer" else None))
+        domain = tuple(_labels(df, where, dtype))
+        schema.features.append(_feature(where, df, name=name, kind="nominal", domain=domain,
+                                        match="exact" if dtype == "integer" else None))
         return FieldRef(index, "nominal", replacement)
     raise where.error(df, f"field {name!r} has optype {optype!r} and dataType {dtype!r}, "
                           f"which rulekit cannot read")

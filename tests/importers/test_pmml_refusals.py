@@ -113,6 +113,11 @@ def test_what_rulekit_cannot_express_is_refused_naming_the_element():
             "<MiningSchema>", '<LocalTransformations><DerivedField name="z" optype="continuous" '
             'dataType="double"><Apply function="+"><FieldRef field="x"/><Constant>1</Constant></Apply>'
             '</DerivedField></LocalTransformations><MiningSchema>', 1).replace(MS, MS, 1))
+    with pytest.raises(PmmlError, match="<pmml>:1: a <Value> of 'y' is not of dataType 'integer'"):
+        loads(tree(body + '<Node score="no"><True/></Node>').replace(
+            'name="y" optype="categorical" dataType="string"', 'name="y" optype="categorical" dataType="integer"'))
+    with pytest.raises(PmmlError, match="<Value> needs the attribute value"):
+        loads(tree(body + '<Node score="no"><True/></Node>').replace('<Value value="green"/>', '<Value/>'))
     with pytest.raises(PmmlError, match="xor"):
         loads(tree('<Node score="yes"><CompoundPredicate booleanOperator="xor">'
                    '<SimplePredicate field="x" operator="isMissing"/><True/></CompoundPredicate></Node>'
@@ -201,3 +206,42 @@ def test_cli_sniffs_pmml_and_refuses_with_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err and f"{bad}:1:" in err, err
     assert not (tmp_path / "z.json").exists()
+
+
+@pytest.mark.parametrize("seed", [2, pytest.param(3, marks=pytest.mark.slow)])
+def test_mutated_documents_give_a_rulekit_error_or_a_model(seed):
+    """Random mutations (attributes blanked/garbled/removed, elements dropped/duplicated) of
+    rulekit's own PMML: every one is read or refused with a RulekitError, never another exception."""
+    import random  # noqa: PLC0415
+
+    from lxml import etree  # noqa: PLC0415
+
+    from rulekit import exporters  # noqa: PLC0415
+    from rulekit.errors import RulekitError  # noqa: PLC0415
+    from tests import zoo  # noqa: PLC0415
+
+    rng = random.Random(seed)
+    bases = [exporters.get("pmml")(zoo.get(n)[0]) for n in ("sklearn_tree_binary", "handmade_nominal")]
+    bases.append(HEAD + DD + '<RuleSetModel functionName="classification">' + MS
+                 + '<RuleSet defaultScore="no"><RuleSelectionMethod criterion="firstHit"/><SimpleRule '
+                 'score="yes"><SimplePredicate field="x" operator="lessThan" value="0"/></SimpleRule>'
+                 '<SimpleRule score="no"><SimplePredicate field="c" operator="equal" value="red"/>'
+                 '</SimpleRule></RuleSet></RuleSetModel></PMML>')
+    for _ in range(60 if seed == 2 else 400):
+        root = etree.fromstring(rng.choice(bases).encode("utf-8"))
+        els = list(root.iter())
+        for _ in range(rng.randint(1, 3)):
+            el = rng.choice(els)
+            r = rng.random()
+            if r < 0.3 and el.attrib:
+                el.set(rng.choice(list(el.attrib)), rng.choice(["", "abc", "-1", "1e400", "NaN", "0", "isIn"]))
+            elif r < 0.5 and el.getparent() is not None:
+                el.getparent().remove(el)
+            elif r < 0.7 and el.attrib:
+                del el.attrib[rng.choice(list(el.attrib))]
+            elif el.getparent() is not None:
+                el.getparent().append(etree.fromstring(etree.tostring(el)))
+        try:
+            loads(etree.tostring(root))
+        except RulekitError:
+            pass
