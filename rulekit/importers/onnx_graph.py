@@ -20,6 +20,8 @@ ENSEMBLES = ("TreeEnsembleClassifier", "TreeEnsembleRegressor", "TreeEnsemble")
 PASS_THROUGH = ("Identity", "Cast")
 FLOATS = {TensorProto.FLOAT: "float", TensorProto.DOUBLE: "double"}
 LABEL_CASTS = (TensorProto.INT64, TensorProto.INT32, TensorProto.STRING)
+SHAPING = ("Reshape", "Squeeze", "Flatten", "Identity")
+LABEL_OPS = ("ArgMax", "ArrayFeatureExtractor", "Reshape", "Squeeze", "Flatten")
 
 
 @dataclass
@@ -63,9 +65,9 @@ def find_ensemble(model: ModelProto) -> Found:
     for node in graph.node:
         if node.op_type in ENSEMBLES and node.domain == ML_DOMAIN:
             ensembles.append(node)
-        elif node.op_type not in PASS_THROUGH + ("ZipMap",):
-            raise OnnxModelError(f"{describe(node)}: rulekit imports a tree ensemble with Cast, Identity "
-                                 f"and ZipMap around it, nothing else")
+        elif node.op_type not in PASS_THROUGH + ("ZipMap",) + LABEL_OPS:
+            raise OnnxModelError(f"{describe(node)}: rulekit imports a tree ensemble with Cast, Identity, "
+                                 f"ZipMap and an ArgMax label around it, nothing else")
         for out in node.output:
             producer[out] = node
     if not ensembles:
@@ -75,7 +77,10 @@ def find_ensemble(model: ModelProto) -> Found:
     ens = ensembles[0]
     compare = _trace_input(ens, producer, x.name, FLOATS[tt.elem_type])
     label_used = False
+    consts = {t.name: t for t in graph.initializer}
     for out in graph.output:
+        if _argmax_label(out.name, producer, consts, ens):
+            continue
         source, through = _trace_output(out.name, producer)
         if source is not ens:
             raise OnnxModelError(f"output {out.name!r} does not come from the tree ensemble")
@@ -133,10 +138,49 @@ def _trace_output(name: str, producer: dict) -> tuple[NodeProto | None, list]:
             return None, []
         if node.op_type in ENSEMBLES:
             return node, [name] + list(reversed(chain))
-        if len(node.input) != 1:
+        if len(node.input) != 1 or node.op_type not in PASS_THROUGH + ("ZipMap",):
             return None, []
         chain.append(node)
         name = node.input[0]
         steps += 1
         if steps > len(producer):
             raise OnnxModelError("the graph has a cycle")
+
+
+def _argmax_label(name: str, producer: dict, consts: dict, ens: NodeProto) -> bool:
+    """Whether output ``name`` is ``classes[argmax(probabilities)]`` (first index on a tie) of the
+    ensemble, as skl2onnx and onnxmltools write labels: Reshape/Squeeze, ArrayFeatureExtractor over
+    the class list, ArgMax(axis=1) of the probabilities. That is the IR's own label rule; any other
+    use of these nodes is refused."""
+    from onnx import numpy_helper  # noqa: PLC0415
+
+    node = _skip(name, producer, SHAPING + ("Cast",))
+    if node is None or node.op_type != "ArrayFeatureExtractor" or node.input[0] not in consts:
+        return False
+    argmax = _skip(node.input[1], producer, SHAPING)
+    if argmax is None or argmax.op_type != "ArgMax":
+        return False
+    attrs = {a.name: a.i for a in argmax.attribute}
+    if attrs.get("axis", 0) not in (1, -1) or attrs.get("select_last_index", 0):
+        raise OnnxModelError(f"{describe(argmax)}: rulekit reads ArgMax over axis 1, first index on a tie")
+    source, through = _trace_output(argmax.input[0], producer)
+    if source is not ens or ens.op_type != "TreeEnsembleClassifier" or out_index(ens, through[0]) != 1:
+        raise OnnxModelError(f"{describe(argmax)}: an ArgMax that is not over the ensemble's probabilities")
+    labels = numpy_helper.to_array(consts[node.input[0]]).reshape(-1).tolist()
+    labels = [v.decode() if isinstance(v, bytes) else v for v in labels]
+    attrs = {a.name: a for a in ens.attribute}
+    ints = list(attrs["classlabels_int64s"].ints) if "classlabels_int64s" in attrs else None
+    strings = [v.decode() for v in attrs["classlabels_strings"].strings] if "classlabels_strings" in attrs else None
+    if labels != (ints if ints is not None else strings):
+        raise OnnxModelError(f"{describe(node)}: the label list differs from the ensemble's classes")
+    return True
+
+
+def _skip(name: str, producer: dict, ops: tuple) -> NodeProto | None:
+    """The first node producing ``name`` that is not one of ``ops`` (single-input shaping)."""
+    for _ in range(len(producer) + 1):
+        node = producer.get(name)
+        if node is None or node.op_type not in ops:
+            return node
+        name = node.input[0]
+    raise OnnxModelError("the graph has a cycle")

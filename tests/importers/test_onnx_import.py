@@ -210,3 +210,44 @@ def test_forest_tie_rows_keep_onnxruntime_labels():
     assert np.sum(proba[:, 1] == 0.5) > 100  # the rows this is about
     model = rulekit.from_onnx(proto)
     assert np.array_equal(model.predict(T.astype(np.float64)), label)
+
+
+def _with_argmax_label(proto, classes, axis: int = 1):
+    """``proto`` plus a label output ``classes[argmax(probabilities)]`` as converters write it."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    g = proto.graph
+    ens = next(n for n in g.node if n.op_type == "TreeEnsembleClassifier")
+    g.initializer.extend([numpy_helper.from_array(np.asarray(classes, np.int64), "label_list"),
+                          numpy_helper.from_array(np.array([-1], np.int64), "flat")])
+    g.node.extend([helper.make_node("ArgMax", [ens.output[1]], ["best"], axis=axis, name="argmax"),
+                   helper.make_node("ArrayFeatureExtractor", ["label_list", "best"], ["picked"],
+                                    domain="ai.onnx.ml", name="pick"),
+                   helper.make_node("Reshape", ["picked", "flat"], ["argmax_label"], name="flatten")])
+    g.output.append(helper.make_tensor_value_info("argmax_label", TensorProto.INT64, ["N"]))
+    return proto
+
+
+def test_argmax_label_output_is_read_as_the_ir_label():
+    from sklearn.ensemble import RandomForestClassifier
+    from skl2onnx import to_onnx
+
+    X, y = _data(3)
+    est = RandomForestClassifier(5, max_depth=4, random_state=0).fit(X, y * 7)
+    proto = _with_argmax_label(to_onnx(est, X[:1], options={"zipmap": False}), [0, 7, 14])
+    model = rulekit.from_onnx(proto)
+    P = _probe(model, X)
+    out = _ort(proto, P)
+    assert np.array_equal(model.predict(P.astype(np.float64)), out[2])
+
+
+def test_argmax_over_another_axis_is_refused():
+    from sklearn.tree import DecisionTreeClassifier
+    from skl2onnx import to_onnx
+
+    from rulekit.errors import RulekitError
+
+    X, y = _data(3)
+    proto = to_onnx(DecisionTreeClassifier(max_depth=3).fit(X, y), X[:1], options={"zipmap": False})
+    with pytest.raises(RulekitError, match="node 'argmax' \\(ArgMax\\)"):
+        rulekit.from_onnx(_with_argmax_label(proto, [0, 1, 2], axis=0))
