@@ -160,14 +160,14 @@ def _estimator(kind: str):
     }[kind]()
 
 
-def _pipeline(kind: str, inputs: tuple[str, ...] = (NUM, "b_i", "c_imp", "b_oh")):
+def _pipeline(kind: str, inputs: tuple[str, ...] = (NUM, "b_i", "c_imp", "b_oh"), drop_last: bool = True):
     """Indexer (keep) -> one-hot -> imputer -> assembler (keep) -> the tree model; the label of
     the multiclass models is indexed too, so the imported classes are its labels."""
     from pyspark.ml import Pipeline
     from pyspark.ml.feature import Imputer, OneHotEncoder, StringIndexer, VectorAssembler
 
     stages = [StringIndexer(inputCol="b", outputCol="b_i", handleInvalid="keep"),
-              OneHotEncoder(inputCols=["b_i"], outputCols=["b_oh"]),
+              OneHotEncoder(inputCols=["b_i"], outputCols=["b_oh"], dropLast=drop_last),
               Imputer(inputCols=["c"], outputCols=["c_imp"]),
               VectorAssembler(inputCols=list(inputs), outputCol="features",
                               handleInvalid="keep")]
@@ -258,12 +258,14 @@ def test_bare_model_matches_spark(spark, training, tmp_path, kind):
 
 
 @pytest.mark.slow
-def test_one_hot_keep_bucket_goes_left(spark, tmp_path):
+@pytest.mark.parametrize("drop_last", [True, False])
+def test_one_hot_keep_bucket_goes_left(spark, tmp_path, drop_last):
     """Only one-hot slots carry the labels: a split sending 0.0 left sends every other label, and
-    the indexer's keep bucket (unseen and missing labels, all zeros after dropLast), left too."""
+    the indexer's keep bucket (unseen and missing labels: all zeros after dropLast, else a slot
+    of its own), left too."""
     rows = [(a, b, c, float(b in (LABELS[0], LABELS[2])) if i % 9 else 1.0 - float(b == LABELS[0]), cls, r)
             for i, (a, b, c, _, cls, r) in enumerate(_training_rows(seed=5))]
-    fitted = _pipeline("gbt_classifier", (NUM, "c_imp", "b_oh")).fit(spark.createDataFrame(rows, SCHEMA))
+    fitted = _pipeline("gbt_classifier", (NUM, "c_imp", "b_oh"), drop_last).fit(spark.createDataFrame(rows, SCHEMA))
     fitted.write().overwrite().save(str(tmp_path / "pm"))
     model = load_dir(tmp_path / "pm")
     other_left = [a for t in model.trees for _, a in t.nodes(data=True) if a["kind"] == "nominal" and a["missing"] == 0]
