@@ -57,7 +57,7 @@ class TreeReader:
     ``float32``: the operator compares in float (thresholds rounded to float32 as onnxruntime
     reads them), else in double."""
 
-    def __init__(self, ens: Ensemble, n_features: int, *, float32: bool, max_nodes: int = 50_000_000,
+    def __init__(self, ens: Ensemble, n_features: int, *, float32: bool, max_nodes: int = 4_000_000,
                  code_columns: dict[int, int] | None = None):
         self.ens = ens
         self.n_features = n_features

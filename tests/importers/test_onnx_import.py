@@ -135,7 +135,7 @@ def assert_same_as_onnxruntime(proto, model, P) -> None:
     np.testing.assert_allclose(model.predict_proba(X), np.asarray(proba, np.float64), rtol=0, atol=1e-6)
 
 
-@pytest.mark.parametrize("case", fast_cases(CASES, ["sk-tree-3", "sk-forest-2", "sk-gb-3", "sk-hgb-reg", "xgb-2",
+@pytest.mark.parametrize("case", fast_cases(CASES, ["sk-tree-3", "sk-forest-2", "sk-gb-3", "sk-hgb-2", "xgb-2",
                                                     "lgb-3", "cb-2", "sk-extra-reg"]))
 def test_converter_output_agrees_with_onnxruntime(case, tmp_path):
     proto, X = _case(case, tmp_path)

@@ -90,15 +90,15 @@ def test_external_data_is_refused():
     _refused(model, "external file")
 
 
-def test_deep_chain_loads_without_recursion():
-    """A 50,000-deep chain (each split peels one leaf off): explicit stacks only."""
-    depth = 50_000
+@pytest.mark.parametrize("depth", [5_000, pytest.param(50_000, marks=pytest.mark.slow)])
+def test_deep_chain_loads_without_recursion(depth):
+    """A chain 5,000 / 50,000 deep (each split peels one leaf off): explicit stacks only."""
     splits = [dict(feature=2, mode=0, value=float(i), members=None, missing=0,
                    true=("leaf", i), false=("node", i + 1) if i + 1 < depth else ("leaf", depth))
               for i in range(depth)]
     leaves = [[(0, float(i))] for i in range(depth + 1)]
     model = from_onnx(v5_model((splits, leaves, [0])))
-    assert model.predict(np.array([[0, 0, 10.5, 0, 0], [0, 0, 1e9, 0, 0]])).tolist() == [11.0, depth]
+    assert model.predict(np.array([[0, 0, 10.5, 0, 0], [0, 0, 1e9, 0, 0]])).tolist() == [11.0, float(depth)]
 
 
 def test_cli_one_line_exit_2(tmp_path):
@@ -109,3 +109,22 @@ def test_cli_one_line_exit_2(tmp_path):
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "bad.onnx" in proc.stderr, proc.stderr
     assert not (tmp_path / "m.json").exists()
+
+
+def test_file_over_the_size_limit_is_refused_before_reading(tmp_path, monkeypatch):
+    """protobuf cannot parse a message of 2 GB or more: such a file is refused by its size."""
+    import rulekit.importers.onnx as onnx_import
+
+    path = tmp_path / "big.onnx"
+    path.write_bytes(_v5().SerializeToString())
+    monkeypatch.setattr(onnx_import, "MAX_BYTES", 100)
+    with pytest.raises(RulekitError, match=r"big\.onnx: \d+ bytes, more than an ONNX protobuf can hold"):
+        load_file(path)
+
+
+def test_node_count_over_the_cap_is_refused(monkeypatch):
+    """Memory stays bounded: an ensemble listing more nodes than the cap is refused up front."""
+    import rulekit.importers.onnx_trees as trees
+
+    monkeypatch.setattr(trees, "MAX_NODES", 5)
+    _refused(_v5(), r"nodes: more than rulekit reads \(5;")
