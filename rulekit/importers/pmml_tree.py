@@ -50,7 +50,7 @@ class TreeContext:
 
 
 def predicate_of(el: etree._Element, where: Where) -> etree._Element:
-    for c in children(el):
+    for c in el.iterchildren(etree.Element):
         if local(c) in PREDICATES:
             return c
     raise where.error(el, f"<{local(el)}> has no predicate")
@@ -60,6 +60,7 @@ class GraphMaker:
     """Turns descriptors (what to evaluate next) into rulekit nodes, one work stack per tree."""
 
     def __init__(self, schema: Schema, where: Where, max_nodes: int = MAX_NODES):
+        self._kids: dict = {}
         self.schema = schema
         self.where = where
         self.max_nodes = max_nodes
@@ -134,7 +135,9 @@ class GraphMaker:
     # --- PMML tree semantics ------------------------------------------------------------------
     def _chain(self, desc, parent, branch, values, stack) -> None:
         _, el, i, ctx = desc
-        kids = children(el, "Node")
+        kids = self._kids.get(el)
+        if kids is None:
+            kids = self._kids[el] = children(el, "Node")
         if i == len(kids):
             if ctx.no_true == "returnLastPrediction" and el.get("score") is not None:
                 stack.append((("leaf", el, ctx), parent, branch, values))

@@ -61,15 +61,11 @@ def local(el: etree._Element) -> str:
 
 
 def children(el: etree._Element, name: str | None = None) -> list[etree._Element]:
-    """Child elements (Extension elements skipped), optionally only those named ``name``."""
-    out = []
-    for c in el:
-        n = local(c)
-        if not n or n == "Extension":
-            continue
-        if name is None or n == name:
-            out.append(c)
-    return out
+    """Child elements (Extension elements skipped), optionally only those named ``name`` (in any
+    namespace; lxml filters in C, which matters for trees of millions of nodes)."""
+    if name is not None:
+        return list(el.iterchildren(f"{{*}}{name}"))
+    return [c for c in el.iterchildren(etree.Element) if local(c) != "Extension"]
 
 
 def child(el: etree._Element, name: str) -> etree._Element | None:
