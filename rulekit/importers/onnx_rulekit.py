@@ -6,8 +6,9 @@ operator, whose layout :mod:`rulekit.exporters.onnx.flatten` describes: boosting
 leading one-leaf trees; multiclass v5 forests are written once per class (target-major); float32
 sums give each tree a target of its own; legacy double models write leaf *numbers* that a
 ``Gather`` maps to the double weights of ``leaf_table``; nominal features are tested as codes in
-derived columns after ``X`` (set chains, which come back as two-way nominal splits). Oblique
-splits (derived 0/1 columns) are refused. Predictions equal the exported model's.
+derived columns after ``X`` (set chains, which come back as two-way nominal splits); oblique
+splits are derived 0/1 columns whose weights and bounds are read from the graph's constants.
+Predictions equal the exported model's.
 """
 
 from __future__ import annotations
@@ -53,16 +54,54 @@ def convert(proto) -> Model:
     n_features = len(features)
     nominal = [j for j, f in enumerate(features) if f.kind == "nominal"]
     codes = {n_features + i: j for i, j in enumerate(nominal)}
-    if any(f >= n_features + len(nominal) for f in ens.feature):
-        raise OnnxModelError(f"{describe(nodes[0])}: tests an oblique-split column; rulekit cannot read "
-                             f"oblique splits back from ONNX (import the model file it was exported from)")
+    linear = _oblique_columns(proto, n_features + len(nominal))
+    if any(f >= n_features + len(nominal) + len(linear) for f in ens.feature):
+        raise OnnxModelError(f"{describe(nodes[0])}: tests a derived column rulekit did not write")
     float32 = meta.get("rulekit.dtype") == "float32"
-    reader = TreeReader(ens, n_features, float32=float32, code_columns=codes)
+    reader = TreeReader(ens, n_features, float32=float32, code_columns=codes, linear_columns=linear)
     values = _leaf_vectors(proto, ens)
     trees = _trees(ens, reader, values, combiner, task, classes, n_trees)
     source = json.loads(meta["rulekit.source"]) if "rulekit.source" in meta else {}
     source["onnx"] = {"dtype": meta.get("rulekit.dtype"), "opset": meta.get("rulekit.opset")}
     return Model(trees, features, task=task, classes=classes, combiner=combiner, source=source)
+
+
+def _oblique_columns(proto, first: int) -> dict[int, dict]:
+    """The oblique tests rulekit computed before the ensemble (:func:`exporters.onnx.model.
+    _oblique_tests`), from its constants in creation order: per term k, ``terms`` (column of
+    each test), ``w`` (weight) and optionally ``valid``; then ``bound`` and ``missing_side``.
+    Column ``first + i`` holds test ``i`` as an IR ``linear`` node."""
+    consts = {}
+    for t in proto.graph.initializer:
+        hint, _, number = t.name.rpartition("_")
+        if hint in ("terms", "w", "valid", "bound", "missing_side") and number.isdigit():
+            consts[int(number)] = (hint, numpy_helper.to_array(t))
+    terms: list[dict] = []
+    bound = missing = None
+    for _, (hint, value) in sorted(consts.items()):
+        if hint == "terms":
+            terms.append({"cols": value.reshape(-1), "w": None, "valid": None})
+        elif hint in ("w", "valid") and terms:
+            terms[-1][hint] = value.reshape(-1)
+        elif hint == "bound":
+            bound = value.reshape(-1)
+        elif hint == "missing_side":
+            missing = value.reshape(-1)
+    if not terms:
+        return {}
+    if bound is None or missing is None or any(t["w"] is None for t in terms):
+        raise OnnxModelError("a rulekit ONNX model whose oblique-test constants are incomplete")
+    out = {}
+    for i in range(bound.size):
+        feats, weights = [], []
+        for t in terms:
+            if t["valid"] is None or t["valid"][i]:
+                feats.append(int(t["cols"][i]))
+                weights.append(float(t["w"][i]))
+        out[first + i] = {"kind": "linear", "features": tuple(feats), "weights": tuple(weights),
+                          "threshold": float(bound[i]), "op": "<=", "precision": "float64",
+                          "missing": int(missing[i])}
+    return out
 
 
 def _leaf_vectors(proto, ens):

@@ -58,13 +58,15 @@ class TreeReader:
     reads them), else in double."""
 
     def __init__(self, ens: Ensemble, n_features: int, *, float32: bool, max_nodes: int = 4_000_000,
-                 code_columns: dict[int, int] | None = None):
+                 code_columns: dict[int, int] | None = None, linear_columns: dict[int, dict] | None = None):
         self.ens = ens
         self.n_features = n_features
         self.precision = "float32" if float32 else "float64"
         # derived input columns that hold a nominal feature's category code (rulekit's exports)
         self.code_columns = dict(code_columns or {})
-        self.domains = nominal_domains(ens, skip=set(self.code_columns))
+        # derived 0/1 columns that hold an oblique test (rulekit's exports): column -> linear node
+        self.linear_columns = dict(linear_columns or {})
+        self.domains = nominal_domains(ens, skip=set(self.code_columns) | set(self.linear_columns))
         self.code = {f: {v: i for i, v in enumerate(d)} for f, d in self.domains.items()}
         self.max_nodes = max_nodes
         self.total = 0
@@ -162,6 +164,10 @@ def _split(reader: TreeReader, i: int) -> tuple[dict, int, int]:
     yes, no, nan_yes = ens.true_ref[i], ens.false_ref[i], ens.missing_true[i]
     if f in reader.code_columns:
         return _code_split(reader, i)
+    if f in reader.linear_columns:
+        if m != 0 or t != 0.5:
+            raise OnnxModelError(f"{ens.name}: node {i}: an oblique-test column tested otherwise than <= 0.5")
+        return dict(reader.linear_columns[f]), yes, no  # z = 0 (the sum is <= its bound): true
     if not 0 <= f < reader.n_features:
         raise OnnxModelError(f"{ens.name}: node {i} reads column {f}, outside the input's "
                              f"{reader.n_features} columns")
