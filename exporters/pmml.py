@@ -13,6 +13,7 @@ from rulekit.exporters import register, reject_unknown
 from rulekit.exporters.pmml_doc import serialize
 from rulekit.exporters.pmml_rules import rules_document
 from rulekit.exporters.pmml_tree import model_document
+
 from rulekit.ir.model import Model
 
 

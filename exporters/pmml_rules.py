@@ -13,12 +13,31 @@ RuleSetModel form and are refused.
 from __future__ import annotations
 
 from lxml import etree
+from rulekit.exporters.pmml_doc import (
+    E,
+    category_test,
+    compound,
+    document,
+    label_text,
+    mining_schema,
+    num,
+    numeric_test,
+    simple,
+    target_name,
+)
 
 from rulekit.errors import ExportError
-from rulekit.exporters.pmml_doc import (
-    E, category_test, compound, document, label_text, mining_schema, num, numeric_test, simple,
-    target_name)
-from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, RuleBase
+from rulekit.rules.base import (
+    And,
+    Compare,
+    Conclusion,
+    InSet,
+    IsMissing,
+    Linear,
+    Not,
+    Or,
+    RuleBase,
+)
 from rulekit.semantics import le_boundary, lt_boundary
 
 _NEG = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}

@@ -19,11 +19,20 @@ from collections.abc import Sequence
 import networkx as nx
 import numpy as np
 from lxml import etree
+from rulekit.exporters.pmml_doc import (
+    E,
+    category_test,
+    compound,
+    document,
+    label_text,
+    mining_schema,
+    num,
+    numeric_test,
+    simple,
+    target_name,
+)
 
 from rulekit.errors import ExportError
-from rulekit.exporters.pmml_doc import (
-    E, category_test, compound, document, label_text, mining_schema, num, numeric_test, simple,
-    target_name)
 from rulekit.ir.model import Model
 from rulekit.ir.tree import children_by_branch, depth, root_of
 

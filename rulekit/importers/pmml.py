@@ -23,7 +23,16 @@ from lxml import etree
 
 from rulekit.importers.pmml_fields import Schema, label_value, read_schema
 from rulekit.importers.pmml_tree import GraphMaker, TreeContext, predicate_of
-from rulekit.importers.pmml_xml import MAX_BYTES, PmmlError, Where, child, children, local, parse
+from rulekit.importers.pmml_xml import (
+    MAX_BYTES,
+    PmmlError,
+    Where,
+    child,
+    children,
+    local,
+    parse,
+    safe_parser,
+)
 from rulekit.ir.model import Combiner, Model
 
 MODEL_ELEMENTS = ("TreeModel", "MiningModel", "RuleSetModel", "RegressionModel", "NeuralNetwork",
@@ -47,8 +56,6 @@ def load_file(path: str | Path, *, assume_complete: bool = False) -> Model:
 
 def loads(text: str | bytes, *, assume_complete: bool = False, name: str = "<pmml>") -> Model:
     """:func:`load_file` for a PMML document in memory."""
-    from rulekit.importers.pmml_xml import safe_parser  # noqa: PLC0415 - same package
-
     data = text.encode("utf-8") if isinstance(text, str) else text
     try:
         tree = etree.ElementTree(etree.fromstring(data, safe_parser()))
@@ -282,9 +289,8 @@ class _Reader:
     def _chain(self, el, seg, task: str) -> Model:
         segments = self._segments(seg)
         *parts, (_, last) = segments
-        if task == "regression":
-            if parts or local(last) == "RegressionModel":
-                raise self.where.error(seg, "a regression model chain is not supported")
+        if task == "regression" and (parts or local(last) == "RegressionModel"):
+            raise self.where.error(seg, "a regression model chain is not supported")
         if local(last) != "RegressionModel" or last.get("functionName") != "classification":
             raise self.where.error(last, "rulekit reads model chains that end in a classification "
                                          "RegressionModel (logit or softmax)")
@@ -325,7 +331,7 @@ class _Reader:
         if len(f32s) > 1:
             raise self.where.error(seg, "segments mix float and double arithmetic")
         if norm == "logit" and len(classes) == 2:
-            (pos, name), (neg, other) = links
+            (pos, name), (_neg, other) = links
             if name is None or other is not None or pos != 1:
                 raise self.where.error(last, "a logit chain needs the second class's table to hold the "
                                              "score and the first class's table to be empty")

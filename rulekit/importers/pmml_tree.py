@@ -20,7 +20,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from lxml import etree
 
 from rulekit.importers.pmml_fields import FieldRef, Schema, label_value, parse_float32
@@ -61,6 +60,8 @@ class GraphMaker:
 
     def __init__(self, schema: Schema, where: Where, max_nodes: int = MAX_NODES):
         self._kids: dict = {}
+        self._class_indexes: dict = {}
+        self._labels: dict = {}
         self.schema = schema
         self.where = where
         self.max_nodes = max_nodes
@@ -77,8 +78,8 @@ class GraphMaker:
         """First-hit list: ``items`` are (predicates that must all hold, leaf value); a rule fires
         only when its condition is TRUE (UNKNOWN moves on, as FALSE does)."""
         desc: Any = ("value", tuple(default), where_el) if default is not None else (
-            "null", where_el, "a row can match no rule and the RuleSet has no defaultScore: no "
-                              "prediction, which a rulekit model cannot express")
+            "null", where_el, ("a row can match no rule and the RuleSet has no defaultScore: no "
+                              "prediction, which a rulekit model cannot express"))
         for preds, value in reversed(items):
             fire = ("value", tuple(value), preds[0])
             desc = ("and", tuple(preds), fire, desc, desc)
@@ -165,20 +166,20 @@ class GraphMaker:
             target = el.get("defaultChild")
             kid = next((k for k in children(el, "Node") if k.get("id") == target), None)
             if kid is None:
-                return ("null", el, f"missingValueStrategy='defaultChild' but this <Node> has no "
-                                    f"default child (defaultChild={target!r})")
+                return ("null", el, (f"missingValueStrategy='defaultChild' but this <Node> has no "
+                                    f"default child (defaultChild={target!r})"))
             return ("node", kid, ctx)
         if strategy == "lastPrediction":
             if el.get("score") is None and child(el, "ScoreDistribution") is None:
                 return ("null", el, "missingValueStrategy='lastPrediction' at a <Node> without a score")
             return ("leaf", el, ctx)
         if strategy == "nullPrediction":
-            return ("null", ctx.el, "missingValueStrategy='nullPrediction': a missing value makes this "
+            return ("null", ctx.el, ("missingValueStrategy='nullPrediction': a missing value makes this "
                                     "model return no prediction, which a rulekit model cannot express "
                                     "(rulekit.importers.pmml.load_file(..., assume_complete=True) reads "
-                                    "it for data without missing values)")
-        return ("null", ctx.el, f"missingValueStrategy={strategy!r} cannot be expressed by rulekit's "
-                                f"missing-value routing")
+                                    "it for data without missing values)"))
+        return ("null", ctx.el, (f"missingValueStrategy={strategy!r} cannot be expressed by rulekit's "
+                                f"missing-value routing"))
 
     def _leaf_value(self, el, ctx: TreeContext) -> tuple[float, ...]:
         score = el.get("score")
@@ -195,7 +196,9 @@ class GraphMaker:
                 raise self.where.error(el, f"score {score!r} is not finite")
             return (v * ctx.scale,)
         dists = children(el, "ScoreDistribution")
-        index = {c: i for i, c in enumerate(ctx.classes)}
+        index = self._class_indexes.get(ctx)
+        if index is None:
+            index = self._class_indexes[ctx] = {c: i for i, c in enumerate(ctx.classes)}
         k = len(ctx.classes)
         if not dists:
             if score is None:
@@ -219,7 +222,7 @@ class GraphMaker:
             if not total > 0:
                 raise self.where.error(el, "the ScoreDistributions' recordCounts sum to 0")
             value = [c / total for c in counts]
-        best = int(np.argmax(value))
+        best = max(range(k), key=value.__getitem__)  # the first of equal maxima, as np.argmax
         if ctx.scale != 1.0:  # a weighted average's segment weight, folded into the leaf
             value = [v * ctx.scale for v in value]
         if score is not None:
@@ -230,12 +233,16 @@ class GraphMaker:
         return tuple(value)
 
     def _class_index(self, el, text: str, ctx: TreeContext, index: dict) -> int:
+        known = self._labels.get((ctx.class_type, text))
+        if known is not None and known in index:
+            return index[known]
         try:
             label = label_value(text, ctx.class_type)
         except ValueError:
             label = text
         if label not in index:
             raise self.where.error(el, f"class {text!r} is not one of the target's values")
+        self._labels[(ctx.class_type, text)] = label
         return index[label]
 
     # --- predicates ---------------------------------------------------------------------------

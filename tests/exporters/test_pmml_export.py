@@ -10,7 +10,6 @@ import io
 import os
 import shutil
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -38,7 +37,7 @@ def _need(what: str) -> None:
 def pmml_schema():
     """lxml XMLSchema of PMML 4.4 from the pmml-model jar that sklearn2pmml / jpmml_evaluator ship."""
     try:
-        import sklearn2pmml  # noqa: PLC0415
+        import sklearn2pmml
     except ImportError:
         _need("sklearn2pmml (for the PMML 4.4 schema)")
     jars = glob.glob(os.path.join(os.path.dirname(sklearn2pmml.__file__), "resources", "pmml-model-*.jar"))
@@ -54,7 +53,7 @@ def jpmml_score(text: str, frame: pd.DataFrame) -> pd.DataFrame:
     if shutil.which("java") is None:
         _need("java")
     try:
-        from jpmml_evaluator import make_evaluator  # noqa: PLC0415
+        from jpmml_evaluator import make_evaluator
     except ImportError:
         _need("jpmml_evaluator")
     ev = make_evaluator(text.encode("utf-8"), backend="jpype")
@@ -138,7 +137,7 @@ def test_rule_base_pmml_is_valid_and_the_engine_agrees(name, order):
     if order == "first-hit" and name == "handmade_nominal":
         # JPMML gives no RuleSet probabilities: rulekit's importer reads them back (a decision list
         # becomes a tree by copying the rest of the list under every literal: small lists only)
-        from rulekit.importers.pmml import loads  # noqa: PLC0415
+        from rulekit.importers.pmml import loads
 
         back = loads(text)
         np.testing.assert_array_equal(back.predict_proba(frame), rb.predict_proba(frame))
@@ -168,8 +167,8 @@ def test_what_pmml_cannot_say_is_refused():
 
 
 def test_cli_export_writes_pmml_and_it_imports_back(tmp_path, capsys):
-    from rulekit.cli import main  # noqa: PLC0415
-    from rulekit.importers.pmml import load_file  # noqa: PLC0415
+    from rulekit.cli import main
+    from rulekit.importers.pmml import load_file
 
     model, X = zoo.get("handmade_nominal")
     src = tmp_path / "m.json"

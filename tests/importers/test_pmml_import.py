@@ -10,7 +10,6 @@ docs, not hidden)."""
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 
 import numpy as np
@@ -20,14 +19,19 @@ import pytest
 from rulekit.importers.pmml import load_file
 from rulekit.importers.pmml_xml import PmmlError
 from rulekit.probe import probe_rows
-from tests.exporters.test_pmml_export import _need, compare, exporters_label, jpmml_score
+from tests.exporters.test_pmml_export import (
+    _need,
+    compare,
+    exporters_label,
+    jpmml_score,
+)
 from tests.marks import fast_cases
 
 
 @contextlib.contextmanager
 def _sklearn_version_accepted():
-    import sklearn  # noqa: PLC0415
-    import sklearn.base  # noqa: PLC0415
+    import sklearn
+    import sklearn.base
 
     old = sklearn.base.__version__
     if old.startswith("1.9.") and old != "1.9.0":
@@ -43,8 +47,8 @@ def write_pmml(est, X: pd.DataFrame, y, path) -> object:
     if shutil.which("java") is None:
         _need("java")
     try:
-        from sklearn2pmml import sklearn2pmml  # noqa: PLC0415
-        from sklearn2pmml.pipeline import PMMLPipeline  # noqa: PLC0415
+        from sklearn2pmml import sklearn2pmml
+        from sklearn2pmml.pipeline import PMMLPipeline
     except ImportError:
         _need("sklearn2pmml")
     pipe = PMMLPipeline([("model", est)])
@@ -73,10 +77,14 @@ def _data(kind: str, nan: bool):
 
 
 def _estimators():
-    from sklearn.ensemble import (  # noqa: PLC0415
-        GradientBoostingClassifier, GradientBoostingRegressor, HistGradientBoostingClassifier,
-        RandomForestClassifier, RandomForestRegressor)
-    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor  # noqa: PLC0415
+    from sklearn.ensemble import (
+        GradientBoostingClassifier,
+        GradientBoostingRegressor,
+        HistGradientBoostingClassifier,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     out = {
         "tree": (lambda: DecisionTreeClassifier(max_depth=4, random_state=0), "binary", False),
@@ -93,13 +101,13 @@ def _estimators():
         "hgb_nan": (lambda: HistGradientBoostingClassifier(max_iter=5, max_depth=3), "binary", True),
     }
     with contextlib.suppress(ImportError):
-        from xgboost import XGBClassifier, XGBRegressor  # noqa: PLC0415
+        from xgboost import XGBClassifier, XGBRegressor
 
         out["xgboost_nan"] = (lambda: XGBClassifier(n_estimators=5, max_depth=3), "binary", True)
         out["xgboost_multiclass_nan"] = (lambda: XGBClassifier(n_estimators=3, max_depth=2), "multiclass", True)
         out["xgboost_regressor_nan"] = (lambda: XGBRegressor(n_estimators=5, max_depth=3), "regression", True)
     with contextlib.suppress(ImportError):
-        from lightgbm import LGBMClassifier  # noqa: PLC0415
+        from lightgbm import LGBMClassifier
 
         out["lightgbm_nan"] = (lambda: LGBMClassifier(n_estimators=5, num_leaves=6, verbose=-1), "binary", True)
         out["lightgbm_multiclass_nan"] = (lambda: LGBMClassifier(n_estimators=3, num_leaves=4, verbose=-1),
@@ -157,7 +165,7 @@ def test_sklearn2pmml_models_import_exactly(tmp_path, name):
 
 @pytest.mark.slow
 def test_null_prediction_trees_are_refused_by_default_naming_the_line(tmp_path):
-    from sklearn.tree import DecisionTreeClassifier  # noqa: PLC0415
+    from sklearn.tree import DecisionTreeClassifier
 
     X, y = _data("binary", False)
     path = tmp_path / "tree.pmml"
@@ -176,9 +184,9 @@ REIMPORT = ["sklearn_tree_binary", "sklearn_forest_classifier", "handmade_nomina
 @pytest.mark.parametrize("name", fast_cases(REIMPORT, {"handmade_nominal"}))
 def test_rulekit_pmml_reimports_to_the_same_model(name):
     """rulekit's own PMML read back gives the same predictions (no JVM needed)."""
-    from rulekit import exporters  # noqa: PLC0415
-    from rulekit.importers.pmml import loads  # noqa: PLC0415
-    from tests import zoo  # noqa: PLC0415
+    from rulekit import exporters
+    from rulekit.importers.pmml import loads
+    from tests import zoo
 
     model, X = zoo.get(name)
     back = loads(exporters.get("pmml")(model))
@@ -204,16 +212,16 @@ def _weighted(text: str) -> tuple[str, list[float]]:
 
 
 def lxml_etree():
-    from lxml import etree  # noqa: PLC0415
+    from lxml import etree
 
     return etree
 
 
 @pytest.mark.parametrize("name", ["sklearn_forest_classifier", "sklearn_extratrees_regressor"])
 def test_weighted_average_is_the_weighted_mean_of_the_trees(name):
-    from rulekit import exporters  # noqa: PLC0415
-    from rulekit.importers.pmml import loads  # noqa: PLC0415
-    from tests import zoo  # noqa: PLC0415
+    from rulekit import exporters
+    from rulekit.importers.pmml import loads
+    from tests import zoo
 
     model, X = zoo.get(name)
     text, w = _weighted(exporters.get("pmml")(model))
@@ -226,9 +234,9 @@ def test_weighted_average_is_the_weighted_mean_of_the_trees(name):
 
 @pytest.mark.slow
 def test_weighted_average_agrees_with_the_engine():
-    from rulekit import exporters  # noqa: PLC0415
-    from rulekit.importers.pmml import loads  # noqa: PLC0415
-    from tests import zoo  # noqa: PLC0415
+    from rulekit import exporters
+    from rulekit.importers.pmml import loads
+    from tests import zoo
 
     model, X = zoo.get("sklearn_forest_classifier")
     text, _ = _weighted(exporters.get("pmml")(model))

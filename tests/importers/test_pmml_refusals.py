@@ -30,7 +30,7 @@ def tree(body: str, attrs: str = "") -> str:
 
 
 def rows(*pairs):
-    import pandas as pd  # noqa: PLC0415
+    import pandas as pd
 
     return pd.DataFrame({"x": [float(x) for x, _ in pairs], "c": pd.Series([c for _, c in pairs], dtype=object)})
 
@@ -53,7 +53,7 @@ def test_xxe_entity_is_not_read(tmp_path):
 
 
 def test_billion_laughs_is_refused_quickly(tmp_path):
-    ents = '<!ENTITY a0 "lol">' + "".join(f'<!ENTITY a{i} "{("&a%d;" % (i - 1)) * 10}">' for i in range(1, 10))
+    ents = '<!ENTITY a0 "lol">' + "".join(f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10))
     path = tmp_path / "lol.pmml"
     path.write_text(f'<?xml version="1.0"?><!DOCTYPE PMML [{ents}]>'
                     + tree("").replace("<Header/>", '<Header description="&a9;"/>'))
@@ -184,7 +184,7 @@ def test_ruleset_first_hit_and_weighted_max():
 
 
 def test_cli_sniffs_pmml_and_refuses_with_one_line(tmp_path, capsys):
-    from rulekit.cli import main  # noqa: PLC0415
+    from rulekit.cli import main
 
     good = tmp_path / "m.xml"
     good.write_text(tree('<Node score="yes"><SimplePredicate field="x" operator="lessOrEqual" value="1"/>'
@@ -212,13 +212,13 @@ def test_cli_sniffs_pmml_and_refuses_with_one_line(tmp_path, capsys):
 def test_mutated_documents_give_a_rulekit_error_or_a_model(seed):
     """Random mutations (attributes blanked/garbled/removed, elements dropped/duplicated) of
     rulekit's own PMML: every one is read or refused with a RulekitError, never another exception."""
-    import random  # noqa: PLC0415
+    import random
 
-    from lxml import etree  # noqa: PLC0415
+    from lxml import etree
 
-    from rulekit import exporters  # noqa: PLC0415
-    from rulekit.errors import RulekitError  # noqa: PLC0415
-    from tests import zoo  # noqa: PLC0415
+    from rulekit import exporters
+    from rulekit.errors import RulekitError
+    from tests import zoo
 
     rng = random.Random(seed)
     bases = [exporters.get("pmml")(zoo.get(n)[0]) for n in ("sklearn_tree_binary", "handmade_nominal")]
