@@ -157,9 +157,9 @@ def _node_columns(struct: Any, where: Path) -> dict[str, np.ndarray]:
 
 def _read_trees(model_dir: Path, ensemble: str) -> tuple[list[_Nodes], list[float]]:
     """Each tree's nodes and (GBT) weights, in tree order."""
-    import pyarrow as pa  # noqa: PLC0415
+    table = read_parquet(model_dir / "data", "model")  # says how to install pyarrow when it is missing
+    import pyarrow as pa  # noqa: PLC0415 - optional library, loaded with the data
 
-    table = read_parquet(model_dir / "data", "model")
     for name in table.column_names:
         if table.column(name).null_count:
             raise SparkModelError(f"node data column {name!r} holds nulls", file=str(model_dir / "data"))
