@@ -19,6 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from rulekit.errors import RulekitError
+from rulekit.importers import onnx_rulekit
+from rulekit.importers.onnx_combine import combine
+from rulekit.importers.onnx_graph import describe, find_ensemble
+from rulekit.importers.onnx_tree_ir import TreeReader
 from rulekit.importers.onnx_trees import OnnxModelError, decode
 from rulekit.ir.model import Feature, Model
 
@@ -27,7 +31,7 @@ MAX_BYTES = 2**31 - 1  # protobuf cannot parse a message this big
 
 def from_onnx(obj: Any) -> Model:
     """A rulekit Model from an ``onnx.ModelProto``, the bytes of an ONNX file or its path."""
-    from onnx import ModelProto  # noqa: PLC0415
+    from onnx import ModelProto
 
     if isinstance(obj, ModelProto):
         return convert(obj)
@@ -62,8 +66,8 @@ def load_file(path: str | Path) -> Model:
 
 def parse(data: bytes):
     """An ``onnx.ModelProto`` from bytes, refusing what is not one and external data."""
-    from google.protobuf.message import DecodeError  # noqa: PLC0415
-    from onnx import ModelProto  # noqa: PLC0415
+    from google.protobuf.message import DecodeError
+    from onnx import ModelProto
 
     if len(data) > MAX_BYTES:
         raise OnnxModelError(f"{len(data)} bytes, more than an ONNX protobuf can hold (2 GB)")
@@ -79,7 +83,7 @@ def parse(data: bytes):
 
 
 def _refuse_external(proto) -> None:
-    from onnx import TensorProto  # noqa: PLC0415
+    from onnx import TensorProto
 
     tensors = list(proto.graph.initializer)
     for node in proto.graph.node:
@@ -92,11 +96,6 @@ def _refuse_external(proto) -> None:
 
 def convert(proto) -> Model:
     """The Model for a parsed ONNX model."""
-    from rulekit.importers import onnx_rulekit  # noqa: PLC0415
-    from rulekit.importers.onnx_combine import combine  # noqa: PLC0415
-    from rulekit.importers.onnx_graph import describe, find_ensemble  # noqa: PLC0415
-    from rulekit.importers.onnx_tree_ir import TreeReader  # noqa: PLC0415
-
     _refuse_external(proto)
     if onnx_rulekit.is_rulekit(proto):
         return onnx_rulekit.convert(proto)

@@ -92,7 +92,7 @@ def _regressor(ens: Ensemble, reader: TreeReader, *, float32: bool) -> Parts:
     base = ens.base_values[0] if ens.base_values else 0.0
     n = ens.n_trees
     agg = ens.aggregate
-    if n == 1 and base == 0.0 or agg in ("MIN", "MAX") and n == 1 and base == 0.0:
+    if n == 1 and base == 0.0:  # any aggregate of one tree is that tree
         tree = reader.tree(ens.roots[0], lambda j: (W[j, 0],))
         return Parts([tree], "regression", None, Combiner(kind="single"))
     if agg in ("MIN", "MAX"):
@@ -116,7 +116,7 @@ def _classifier(ens: Ensemble, reader: TreeReader, *, float32: bool, label_used:
     all_pos = all(w >= 0 for entries in ens.weights for _, w in entries)
     base = list(ens.base_values)
     zero_base = all(b == 0.0 for b in base)
-    post, n = ens.post_transform, ens.n_trees
+    post = ens.post_transform
     if post in ("PROBIT", "SOFTMAX_ZERO"):
         _refuse(ens, f"post_transform {post}")
     if K >= 3:
@@ -156,10 +156,10 @@ def _classifier(ens: Ensemble, reader: TreeReader, *, float32: bool, label_used:
     if post == "LOGISTIC" or post == "SOFTMAX" and label_used:
         if not symmetric:
             _refuse(ens, f"post_transform {post} on two independently weighted classes")
-        trees, c = _sum(ens, reader, W, [0.0], float32=float32, link="sigmoid" if post == "LOGISTIC" else "softmax",
-                        targets=[1] if post == "LOGISTIC" else [0, 1], decision="raw>0")
-        if post == "SOFTMAX":
-            return Parts(trees, "classification", classes, c)
+        # symmetric weights: score[0] = -score[1], so onnxruntime's label score[1] > 0 is the argmax
+        logistic = post == "LOGISTIC"
+        trees, c = _sum(ens, reader, W, [0.0, 0.0], float32=float32, link="sigmoid" if logistic else "softmax",
+                        targets=[1] if logistic else [0, 1], decision="raw>0")
         return Parts(trees, "classification", classes, c)
     if post == "SOFTMAX":
         trees, c = _sum(ens, reader, W, [0.0, 0.0], float32=float32, link="softmax", targets=[0, 1],

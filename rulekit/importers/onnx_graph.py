@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from onnx import ModelProto, NodeProto, TensorProto
+from onnx import ModelProto, NodeProto, TensorProto, numpy_helper
 
 from rulekit.importers.onnx_trees import OnnxModelError
 
@@ -152,7 +152,6 @@ def _argmax_label(name: str, producer: dict, consts: dict, ens: NodeProto) -> bo
     ensemble, as skl2onnx and onnxmltools write labels: Reshape/Squeeze, ArrayFeatureExtractor over
     the class list, ArgMax(axis=1) of the probabilities. That is the IR's own label rule; any other
     use of these nodes is refused."""
-    from onnx import numpy_helper  # noqa: PLC0415
 
     node = _skip(name, producer, SHAPING + ("Cast",))
     if node is None or node.op_type != "ArrayFeatureExtractor" or node.input[0] not in consts:

@@ -14,10 +14,10 @@ import pytest
 ort = pytest.importorskip("onnxruntime")
 pytest.importorskip("sklearn")
 
-import rulekit  # noqa: E402
-from rulekit.cli import main  # noqa: E402
-from rulekit.probe import probe_rows  # noqa: E402
-from tests.marks import fast_cases  # noqa: E402
+import rulekit
+from rulekit.cli import main
+from rulekit.probe import probe_rows
+from tests.marks import fast_cases
 
 N_FEATURES = 5
 
@@ -229,8 +229,8 @@ def _with_argmax_label(proto, classes, axis: int = 1):
 
 
 def test_argmax_label_output_is_read_as_the_ir_label():
-    from sklearn.ensemble import RandomForestClassifier
     from skl2onnx import to_onnx
+    from sklearn.ensemble import RandomForestClassifier
 
     X, y = _data(3)
     est = RandomForestClassifier(5, max_depth=4, random_state=0).fit(X, y * 7)
@@ -242,8 +242,8 @@ def test_argmax_label_output_is_read_as_the_ir_label():
 
 
 def test_argmax_over_another_axis_is_refused():
-    from sklearn.tree import DecisionTreeClassifier
     from skl2onnx import to_onnx
+    from sklearn.tree import DecisionTreeClassifier
 
     from rulekit.errors import RulekitError
 

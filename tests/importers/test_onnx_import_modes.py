@@ -12,8 +12,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 ort = pytest.importorskip("onnxruntime")
 
-from rulekit.importers.onnx import from_onnx  # noqa: E402
-from rulekit.importers.onnx_trees import OnnxModelError  # noqa: E402
+from rulekit.importers.onnx import from_onnx
+from rulekit.importers.onnx_trees import OnnxModelError
 
 N_FEATURES = 5
 CATEGORICAL = (0, 1)  # integer-valued features for EQ/NEQ/MEMBER

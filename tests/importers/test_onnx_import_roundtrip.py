@@ -12,10 +12,10 @@ import pytest
 
 ort = pytest.importorskip("onnxruntime")
 
-import rulekit  # noqa: E402
-from rulekit.importers.onnx_trees import OnnxModelError  # noqa: E402
-from tests import zoo  # noqa: E402
-from tests.marks import fast_cases  # noqa: E402
+import rulekit
+from rulekit.importers.onnx_trees import OnnxModelError
+from tests import zoo
+from tests.marks import fast_cases
 
 OBLIQUE = ("handmade_linear", "learned_cart_subset_oblique", "learned_regressor_oblique")
 NAMES = zoo.zoo_names()
