@@ -38,7 +38,7 @@ def check_port(host: str, port: int) -> None:
 
 def serve(session: Session, *, host: str, port: int, open_browser: bool) -> None:
     """Serve the studio until Ctrl-C."""
-    from nicegui import ui
+    from nicegui import run, ui
 
     from rulekit.studio.app import StudioPage
 
@@ -48,6 +48,7 @@ def serve(session: Session, *, host: str, port: int, open_browser: bool) -> None
     # NiceGUI runs its own test harness when it sees pytest's variable; a studio that a test (or a
     # tool run under pytest) starts is a real server all the same
     os.environ.pop("PYTEST_CURRENT_TEST", None)
+    run.process_pool_start_method = "spawn"  # the lint's worker: fork is unsafe in a threaded server
 
     print(f"rulekit studio: http://{host}:{port}/ ({session.display}; Ctrl-C stops)", file=sys.stderr)
     ui.run(root=root, host=host, port=port, reload=False, show=open_browser, title=f"rulekit studio",

@@ -75,6 +75,18 @@ def marks(text: str, found: list[Diagnostic]) -> list[Mark]:
     return out
 
 
+def lint_and_picture(text: str, file: str) -> tuple[list[Diagnostic], str]:
+    """``rulekit check``'s findings for ``text`` and the rule base's picture: what the studio draws when
+    typing pauses, run in a worker process so that the next keystroke's counts do not wait for it."""
+    from rulekit.rule_pictures import rules_svg
+
+    parsed = dsl.parse(text, file=file)
+    if parsed.errors:
+        return list(parsed.errors), ""
+    rb = parsed.rulebase
+    return lint.diagnostics(parsed), rules_svg(rb) if rb.rules else ""
+
+
 def rule_keys(parsed) -> list[str] | None:
     """Each rule's source text (from its start to the next rule's): under the same feature
     declarations the same text is the same condition, so it keys the rule's cached rows."""
