@@ -80,15 +80,13 @@ class TreeReader:
             if ref < 0:
                 out.append(-1 - ref)
                 continue
-            if ref in seen:
-                _visit(ens, np.ones(1, bool), 0, ref)
-            seen.add(ref)
+            _visit(ens, seen, ref)
             stack.append(ens.true_ref[ref])
             if ens.false_ref[ref] != ens.true_ref[ref]:
                 stack.append(ens.false_ref[ref])
         return out
 
-    def _merge_chain(self, ref: int, node: dict, seen: np.ndarray) -> int:
+    def _merge_chain(self, ref: int, node: dict, seen: set[int]) -> int:
         """Fold ``x == c1 -> T, else x == c2 -> T, else ...`` into ``node`` (a set test to T);
         the chain's last false child is returned. NaN goes to T if any link sends it there."""
         ens = self.ens
@@ -96,7 +94,7 @@ class TreeReader:
         codes = set(node["_sets"][0])
         nxt = ens.false_ref[ref]
         while (nxt >= 0 and ens.mode[nxt] == 4 and ens.feature[nxt] == f and ens.true_ref[nxt] == target
-               and not seen[nxt]):
+               and nxt not in seen):
             _visit(ens, seen, nxt)
             one, _, _ = _split(self, nxt)
             codes.update(one["_sets"][0])
@@ -109,7 +107,7 @@ class TreeReader:
     def tree(self, root: int, leaf_value: Callable[[int], Sequence[float]]) -> nx.DiGraph:
         """The IR graph of the tree at ``root``, leaf ``j`` holding ``leaf_value(j)``."""
         ens = self.ens
-        seen = np.zeros(len(ens.mode), dtype=bool)
+        seen: set[int] = set()  # per tree: memory follows the tree, not the whole ensemble
         nodes: list[dict] = []
         edges: list[tuple[int, int, dict]] = []
         stack: list[tuple[int, int, int]] = [(root, -1, -1)]  # (ref, parent IR node, branch)
@@ -145,11 +143,11 @@ def edges_attr(parent: dict, branch: int) -> dict:
     return {"branch": branch, "values": parent["_sets"][branch]}
 
 
-def _visit(ens: Ensemble, seen: np.ndarray, ref: int, name: int | None = None) -> None:
-    if seen[ref]:
-        raise OnnxModelError(f"{ens.name}: node {ref if name is None else name} is reached twice (a cycle in the node ids, or a "
+def _visit(ens: Ensemble, seen: set[int], ref: int) -> None:
+    if ref in seen:
+        raise OnnxModelError(f"{ens.name}: node {ref} is reached twice (a cycle in the node ids, or a "
                              f"subtree shared by two branches)")
-    seen[ref] = True
+    seen.add(ref)
 
 
 def _always_true(ens: Ensemble, i: int) -> bool:
