@@ -20,7 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from tests.studio import browser, cases  # noqa: E402
+from tests.studio import browser, cases
 
 WATCH = """
 const label = document.querySelector('.rk-changed');
@@ -38,7 +38,7 @@ new MutationObserver(() => {
 
 def _percentile(xs, q):
     xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+    return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
 
 
 def _peer_ms(text: str, edits: list[str], data_path: Path) -> tuple[float, float]:
@@ -115,7 +115,7 @@ def run(quick: bool = False) -> list[dict]:
                 n_before = len(drv.execute_script("return window.rkTimes"))
                 key = str(k % 10) if typing else Keys.BACKSPACE
                 ActionChains(drv).send_keys(key).perform()
-                browser.wait_for(lambda: len(drv.execute_script("return window.rkTimes")) > n_before, 60,
+                browser.wait_for(lambda n=n_before: len(drv.execute_script("return window.rkTimes")) > n, 60,
                                  f"impact of keystroke {k}")
                 if typing:
                     ln = lines[target]

@@ -15,7 +15,14 @@ import logging
 from nicegui import background_tasks, run, ui
 
 from rulekit.errors import RulekitError
-from rulekit.studio.session import EXPORT_TARGETS, SQL_DIALECTS, Check, Session, lint_and_picture, marks
+from rulekit.studio.session import (
+    EXPORT_TARGETS,
+    SQL_DIALECTS,
+    Check,
+    Session,
+    lint_and_picture,
+    marks,
+)
 
 log = logging.getLogger("rulekit.studio")
 
@@ -141,7 +148,7 @@ class StudioPage:
                 text, self.pending = self.pending, None
                 try:
                     await self._analyse(text)
-                except Exception as err:  # noqa: BLE001 - shown, never fatal to the server
+                except Exception as err:  # shown, never fatal to the server
                     log.exception("studio: analysis failed")
                     self.status.set_text(f"internal error: {type(err).__name__}: {err}")
         finally:
@@ -183,7 +190,7 @@ class StudioPage:
         try:
             try:
                 result = await run.cpu_bound(lint_and_picture, text, self.session.display)
-            except Exception:  # noqa: BLE001 - no worker process (e.g. it died): in a thread then
+            except Exception:  # no worker process (e.g. it died): in a thread then
                 log.warning("studio: lint worker unavailable, linting in a thread", exc_info=True)
                 result = await run.io_bound(lint_and_picture, text, self.session.display)
             if result is None or version != self.version:  # None: the server is stopping
@@ -193,7 +200,7 @@ class StudioPage:
             if svg != self._picture_svg:
                 self._picture_svg = svg
                 self.picture.set_content(svg)
-        except Exception as err:  # noqa: BLE001 - shown, never fatal to the server
+        except Exception as err:  # shown, never fatal to the server
             log.exception("studio: lint failed")
             self.status.set_text(f"internal error: {type(err).__name__}: {err}")
 

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from rulekit.diffing.rows import Confusion, _confusion, codes, union_classes
 from rulekit.diffing.regions import aligned_proba
+from rulekit.diffing.rows import Confusion, _confusion, codes, union_classes
 from rulekit.rules import engine
 from rulekit.rules.base import RuleBase
 from rulekit.table import CsvColumns, check_columns, located

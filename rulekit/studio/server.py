@@ -51,6 +51,6 @@ def serve(session: Session, *, host: str, port: int, open_browser: bool) -> None
     run.process_pool_start_method = "spawn"  # the lint's worker: fork is unsafe in a threaded server
 
     print(f"rulekit studio: http://{host}:{port}/ ({session.display}; Ctrl-C stops)", file=sys.stderr)
-    ui.run(root=root, host=host, port=port, reload=False, show=open_browser, title=f"rulekit studio",
+    ui.run(root=root, host=host, port=port, reload=False, show=open_browser, title="rulekit studio",
            show_welcome_message=False, uvicorn_logging_level="warning", favicon="🌳",
            reconnect_timeout=30.0)  # a long first analysis must not make the page reload

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +98,7 @@ def rule_keys(parsed) -> list[str] | None:
     for ln in parsed.text.split("\n"):
         starts.append(starts[-1] + len(ln) + 1)
     offsets = [starts[line - 1] + col - 1 for line, col in parsed.rule_pos] + [len(parsed.text)]
-    return [parsed.text[a:b] for a, b in zip(offsets, offsets[1:])]
+    return [parsed.text[a:b] for a, b in pairwise(offsets)]
 
 
 class Session:
@@ -167,8 +168,8 @@ class Session:
                 return self._baseline[1], self._baseline[2]
             parsed = dsl.parse(self.saved_text, file=self.display)
             if parsed.errors:
-                result: tuple = (None, f"the saved file has errors ({parsed.errors[0].headline()}): "
-                                       "no 'before' to compare with")
+                result: tuple = (None, (f"the saved file has errors ({parsed.errors[0].headline()}): "
+                                        "no 'before' to compare with"))
             else:
                 try:
                     result = (score(parsed.rulebase, self.data, rule_keys(parsed)), None)

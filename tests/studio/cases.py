@@ -11,7 +11,16 @@ import numpy as np
 
 from rulekit import dsl
 from rulekit.ir.schema import Feature
-from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Or, Rule, RuleBase
+from rulekit.rules.base import (
+    And,
+    Compare,
+    Conclusion,
+    InSet,
+    IsMissing,
+    Or,
+    Rule,
+    RuleBase,
+)
 
 HOSTILE = 'dé"li;--m\'x'  # quotes, a SQL comment, a semicolon, a non-ASCII letter
 COLOURS = ("red", "green", "blue")

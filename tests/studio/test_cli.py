@@ -18,7 +18,7 @@ pytest.importorskip("nicegui", reason="nicegui not installed (pip install 'rulek
 
 def studio(*args, timeout=60):
     return subprocess.run([sys.executable, "-m", "rulekit", "studio", *map(str, args), "--no-browser"],
-                          capture_output=True, text=True, timeout=timeout)
+                          check=False, capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from tests.studio import cases
 
 
 def rulekit_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "rulekit", *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "rulekit", *map(str, args)], check=False, capture_output=True,
                           text=True, cwd=cwd)
 
 
