@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from rulekit.dsl.lint_base import Finding
+from rulekit.dsl.lint_base import Finding, subtract
 from rulekit.dsl.printer import condition
 from rulekit.errors import RulekitError
 from rulekit.rules import boxes
@@ -229,63 +229,10 @@ def _cover_with(reg: Regions, region: list[boxes.Box], cand: np.ndarray, budget:
         if budget[0] <= 0:
             return None
         used.add(int(reg.owner[hit]))
-        pieces = _subtract(pieces, reg.flat[hit])
+        pieces = subtract(pieces, reg.flat[hit], reg.schema, MAX_PIECES)
         if pieces is None:
             return None
     return used
-
-
-def _subtract(pieces: list[boxes.Box], b: boxes.Box) -> list[boxes.Box] | None:
-    """``pieces`` minus box ``b`` (disjoint boxes; None beyond :data:`MAX_PIECES`). Bounds carry no
-    literals: these regions are only tested, never printed."""
-    out: list[boxes.Box] = []
-    for p in pieces:
-        if b.disjoint(p):
-            out.append(p)
-            continue
-        rest = dict(p.items)
-        for k, c in b.items.items():
-            cur = rest.get(k)
-            if cur is None:
-                outside = _outside_universe(c)
-                inside = c
-            else:
-                outside = _minus(cur, c)
-                inside = boxes.intersect(cur, c)
-            if not outside.is_empty:
-                out.append(boxes.Box({**rest, k: outside}))
-            rest[k] = inside
-        if len(out) > MAX_PIECES:
-            return None
-    return out
-
-
-def _outside_universe(c):
-    if isinstance(c, boxes.NomSet):
-        return boxes.NomSet(frozenset(range(-1, c.size)) - c.codes, c.size, not c.missing)
-    return _minus(boxes.num_universe(True), c)
-
-
-def _minus(a, c):
-    """Values of ``a`` not in ``c`` (missing included)."""
-    if isinstance(a, boxes.NomSet):
-        return boxes.NomSet(a.codes - c.codes, a.size, a.missing and not c.missing)
-    out = []
-    for lo, hi in a.intervals:
-        x = lo.at
-        for clo, chi in c.intervals:
-            if chi.at < x:
-                continue
-            if clo.at > hi.at:
-                break
-            if clo.at > x:
-                out.append((boxes.Bound(x), boxes.Bound(math.nextafter(clo.at, -math.inf))))
-            x = math.nextafter(chi.at, math.inf) if chi.at < math.inf else None
-            if x is None or x > hi.at:
-                break
-        if x is not None and x <= hi.at:
-            out.append((boxes.Bound(x), boxes.Bound(hi.at)))
-    return boxes.NumSet(tuple(out), a.missing and not c.missing)
 
 
 def _point(box: boxes.Box, schema) -> dict:
