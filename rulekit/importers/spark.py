@@ -32,6 +32,8 @@ from rulekit.importers.spark_pipeline import Layout, Slot, bare_layout, pipeline
 from rulekit.ir.model import Combiner, Model
 from rulekit.ir.tree import graph_from_parts
 
+MAX_FEATURES = 1 << 20  # slots of the features vector (each becomes a named IR feature)
+MAX_CATEGORIES = 1 << 16  # categories of one categorical slot (Spark's maxBins bounds them in practice)
 _KINDS = {  # class -> (task, ensemble)
     "DecisionTreeClassificationModel": ("classification", "single"),
     "DecisionTreeRegressionModel": ("regression", "single"),
@@ -76,6 +78,9 @@ def _model(meta: StageMetadata, model_dir: Path, layout: Layout | None, root: Pa
     n_features = meta.numFeatures
     if not isinstance(n_features, int) or n_features < 1:
         raise SparkModelError("metadata has no numFeatures", file=str(model_dir))
+    if n_features > MAX_FEATURES:
+        raise SparkModelError(f"metadata claims {n_features:,} features (rulekit reads at most "
+                              f"{MAX_FEATURES:,})", file=str(model_dir))
     trees_nodes, weights = _read_trees(model_dir, ensemble)
     if layout is None:
         layout = bare_layout(n_features, _categorical_slots(trees_nodes, n_features, model_dir))
@@ -213,6 +218,9 @@ def _categorical_slots(trees: list[_Nodes], n_features: int, where: Path) -> dic
         for j, k in zip(nodes.feature[split].tolist(), nodes.n_cats[split].tolist()):
             if not 0 <= j < n_features:
                 raise SparkModelError(f"a split reads feature {j}, the model has {n_features}", file=str(where))
+            if k > MAX_CATEGORIES:
+                raise SparkModelError(f"a split on feature {j} claims {k:,} categories (rulekit reads at "
+                                      f"most {MAX_CATEGORIES:,})", file=str(where))
             if k >= 0:
                 found[j] = max(found.get(j, 0), k)
             else:
@@ -321,23 +329,60 @@ def _split(nodes: _Nodes, p: int, slots: list[Slot], where: str) -> tuple[dict, 
             return v <= cats[0]
         if v in left_set:
             return True
-        return odd_left and not (v == v and v == int(v) and 0 <= v < k)
+        return odd_left and not (math.isfinite(v) and v == int(v) and 0 <= v < k)
 
-    codes = range(slot.n_codes)
-    left_codes = tuple(c for c in codes if goes_left(slot.value(c)))
+    side = _side_codes(slot, goes_left, left_set, k, odd_left, cats[0] if k < 0 else None)
     if slot.kind == "category":  # missing and unseen values reach the split as they are
         invalid_left = goes_left(math.nan)
     else:  # the indexer's bucket for them, or (handleInvalid="error") no answer from Spark: right
         invalid_left = slot.invalid_code is not None and goes_left(slot.value(slot.invalid_code))
     if invalid_left:  # unseen and missing labels go left: left is the "other" side
-        explicit = tuple(c for c in codes if c not in set(left_codes))
+        explicit = side(False)
         if not explicit:
             return {}, [(left, None)]
         edges = [(left, {"branch": 0, "values": None}), (right, {"branch": 1, "values": explicit})]
         missing = 0
     else:
-        if not left_codes:
+        explicit = side(True)
+        if not explicit:
             return {}, [(right, None)]
-        edges = [(left, {"branch": 0, "values": left_codes}), (right, {"branch": 1, "values": None})]
+        edges = [(left, {"branch": 0, "values": explicit}), (right, {"branch": 1, "values": None})]
         missing = 1
     return {"kind": "nominal", "feature": slot.feature, "missing": missing}, edges
+
+
+def _side_codes(slot: Slot, goes_left, left_set: set, k: int, odd_left: bool, threshold: float | None):
+    """A function ``left -> sorted tuple of the label codes going that way`` at a split on ``slot``.
+
+    Built from the split's own sets, not by testing every label: a one-hot slot has two groups
+    (its label, the rest) and a vocabulary of thousands of labels costs O(labels) only when the
+    side asked for is "every label but a few".
+    """
+    n = slot.n_codes
+
+    if slot.kind == "onehot":
+        pos_left, rest_left = goes_left(1.0), goes_left(0.0)
+
+        def onehot(left: bool) -> tuple[int, ...]:
+            mine = 0 <= slot.position < n and pos_left == left
+            if rest_left != left:
+                return (slot.position,) if mine else ()
+            return tuple(c for c in range(n) if c != slot.position or mine)
+
+        return onehot
+    if k < 0:  # a threshold on the code: codes 0..m-1 go left
+        t = threshold
+        m = 0 if t != t or t < 0 else (n if t >= n else min(n, math.floor(t) + 1))
+        return lambda left: tuple(range(m)) if left else tuple(range(m, n))
+    lefts = {int(v) for v in left_set if math.isfinite(v) and v == int(v) and 0 <= v < n}
+    if odd_left:  # codes the split does not know (beyond its own category count) go left too
+        lefts.update(range(k, n))
+    lefts_t = tuple(sorted(lefts))
+
+    def categorical(left: bool) -> tuple[int, ...]:
+        if left:
+            return lefts_t
+        taken = set(lefts_t)
+        return tuple(c for c in range(n) if c not in taken)
+
+    return categorical

@@ -123,6 +123,10 @@ def _bad(tmp_path: Path, case: str) -> Path:
                             _node(1, 0.0, 0, 2, feature=0, cats=(0.1,)), _node(2, 2.0)])
     elif case == "feature":
         _regressor(folder, [_node(0, 0.0, 1, 2, feature=7, cats=(0.5,)), _node(1, 1.0), _node(2, 2.0)])
+    elif case == "features":
+        _regressor(folder, good, n_features=10**9)
+    elif case == "categories":
+        _regressor(folder, [_node(0, 0.0, 1, 2, feature=0, cats=(1.0,), k=2**31 - 1), _node(1, 1.0), _node(2, 2.0)])
     elif case == "parquet":
         _regressor(folder, good)
         next((folder / "data").iterdir()).write_bytes(b"PAR1 not parquet")
@@ -132,7 +136,8 @@ def _bad(tmp_path: Path, case: str) -> Path:
 BAD = {"empty": "not a saved Spark ML model", "json": "not valid JSON",
        "class": "LogisticRegressionModel; rulekit imports", "no_data": "no data/ folder",
        "dangling": "child 9 is not in the node data", "cycle": "root nodes",
-       "feature": "reads feature 7", "parquet": "cannot read Parquet data"}
+       "feature": "reads feature 7", "parquet": "cannot read Parquet data",
+       "features": "claims 1,000,000,000 features", "categories": "claims 2,147,483,647 categories"}
 
 
 @pytest.mark.parametrize("case", list(BAD))
@@ -290,3 +295,45 @@ def test_rules_python_and_onnx_agree_with_the_import(tmp_path):
         sess = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
         out = sess.run(None, {"X": model.matrix(data)})
         assert np.asarray(out[0]).ravel().tolist() == want.tolist()
+
+
+def test_label_sides_equal_testing_every_label():
+    """The split's label sets, built from its own category sets, equal testing each label's value
+    one by one (random one-hot/index/category slots, categorical and threshold splits)."""
+    from rulekit.importers.spark import _Nodes, _split
+    from rulekit.importers.spark_pipeline import Slot
+
+    rng = np.random.default_rng(4)
+    for _ in range(3000):
+        n = int(rng.integers(1, 9))
+        kind = ["onehot", "index", "category"][int(rng.integers(3))]
+        invalid = None if kind == "category" or rng.random() < 0.3 else n
+        slot = Slot(feature=0, kind=kind, n_codes=n, invalid_code=invalid,
+                    position=int(rng.integers(0, n + 1)) if kind == "onehot" else -1)
+        if rng.random() < 0.3 and kind != "category":
+            k, cats = -1, [float(rng.choice([-0.5, 0.0, 0.5, 1.0, 2.5, n - 0.5, n + 3.0, math.inf]))]
+        else:
+            k = max(1, (2 if kind == "onehot" else n + (invalid is not None)) + int(rng.integers(-1, 2)))
+            cats = sorted(float(c) for c in rng.choice(k, size=int(rng.integers(1, k + 1)), replace=False))
+        nodes = _Nodes(ids=[0], prediction=[0.0], stats_off=[0, 0], stats=[], left=[1], right=[2], feature=[0],
+                       cats_off=[0, len(cats)], cats=cats, n_cats=[k])
+        attrs, kids = _split(nodes, 0, [slot], "t")
+        left_set = set(cats)
+        odd = k >= 0 and not len(left_set) <= k // 2
+
+        def goes(v):
+            if k < 0:
+                return v <= cats[0]
+            return v in left_set or (odd and not (v == v and v == int(v) and 0 <= v < k))
+
+        def value(c):
+            return (1.0 if c == slot.position else 0.0) if kind == "onehot" else float(c)
+
+        want_left = {c for c in range(n) if goes(value(c))}
+        inv_left = goes(math.nan) if kind == "category" else invalid is not None and goes(value(invalid))
+        if len(kids) == 1:
+            assert want_left == (set(range(n)) if kids[0][0] == 1 else set())
+            continue
+        (_, e0), (_, e1) = kids
+        got_left = set(range(n)) - set(e1["values"]) if e0["values"] is None else set(e0["values"])
+        assert got_left == want_left and attrs["missing"] == (0 if inv_left else 1), (slot, k, cats)
