@@ -81,28 +81,43 @@ class TreeReader:
                 out.append(-1 - ref)
                 continue
             _visit(ens, seen, ref)
+            false = self._chain_end(ref, seen) if ens.mode[ref] == 4 else ens.false_ref[ref]
             stack.append(ens.true_ref[ref])
-            if ens.false_ref[ref] != ens.true_ref[ref]:
-                stack.append(ens.false_ref[ref])
+            if false != ens.true_ref[ref]:
+                stack.append(false)
         return out
+
+    def _chain(self, ref: int, seen: set[int]):
+        """The links after ``ref`` in a ``BRANCH_EQ`` chain to ``ref``'s true child (same feature),
+        each marked visited; a legacy ensemble writes a set test so."""
+        ens = self.ens
+        f, target = ens.feature[ref], ens.true_ref[ref]
+        nxt = ens.false_ref[ref]
+        while (nxt >= 0 and ens.mode[nxt] == 4 and ens.feature[nxt] == f and ens.true_ref[nxt] == target
+               and nxt not in seen):
+            _visit(ens, seen, nxt)
+            yield nxt
+            nxt = ens.false_ref[nxt]
+
+    def _chain_end(self, ref: int, seen: set[int]) -> int:
+        last = ref
+        for last in self._chain(ref, seen):
+            pass
+        return self.ens.false_ref[last]
 
     def _merge_chain(self, ref: int, node: dict, seen: set[int]) -> int:
         """Fold ``x == c1 -> T, else x == c2 -> T, else ...`` into ``node`` (a set test to T);
         the chain's last false child is returned. NaN goes to T if any link sends it there."""
         ens = self.ens
-        f, target = ens.feature[ref], ens.true_ref[ref]
         codes = set(node["_sets"][0])
-        nxt = ens.false_ref[ref]
-        while (nxt >= 0 and ens.mode[nxt] == 4 and ens.feature[nxt] == f and ens.true_ref[nxt] == target
-               and nxt not in seen):
-            _visit(ens, seen, nxt)
-            one, _, _ = _split(self, nxt)
+        last = ref
+        for last in self._chain(ref, seen):
+            one, _, _ = _split(self, last)
             codes.update(one["_sets"][0])
-            if ens.missing_true[nxt]:
+            if ens.missing_true[last]:
                 node["missing"] = 0
-            nxt = ens.false_ref[nxt]
         node["_sets"] = (tuple(sorted(codes)), None)
-        return nxt
+        return ens.false_ref[last]
 
     def tree(self, root: int, leaf_value: Callable[[int], Sequence[float]]) -> nx.DiGraph:
         """The IR graph of the tree at ``root``, leaf ``j`` holding ``leaf_value(j)``."""

@@ -251,3 +251,27 @@ def test_argmax_over_another_axis_is_refused():
     proto = to_onnx(DecisionTreeClassifier(max_depth=3).fit(X, y), X[:1], options={"zipmap": False})
     with pytest.raises(RulekitError, match="node 'argmax' \\(ArgMax\\)"):
         rulekit.from_onnx(_with_argmax_label(proto, [0, 1, 2], axis=0))
+
+
+@pytest.mark.parametrize("regression", [False, True], ids=["classifier", "regressor"])
+def test_lightgbm_categorical_equality_chains(regression):
+    """onnxmltools writes a LightGBM categorical split as a BRANCH_EQ chain whose links share one
+    true child: it becomes one set split on a nominal feature (integer domain, exact match), so
+    1.5, -1, 8 and NaN are unseen as in onnxruntime. Values bit-identical to onnxruntime on one
+    thread (its multi-threaded float sums merge partial sums: 1 ulp off its own result on ~13%
+    of rows)."""
+    lgb = pytest.importorskip("lightgbm")
+    pytest.importorskip("onnxmltools")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, N_FEATURES))
+    X[:, 0] = rng.integers(0, 8, 2000)
+    y = ((X[:, 0] % 3 == 0) ^ (X[:, 1] > 0)).astype(int)
+    cls = lgb.LGBMRegressor if regression else lgb.LGBMClassifier
+    est = cls(n_estimators=10, max_depth=3, verbose=-1, min_data_per_group=5, cat_smooth=1)
+    proto = _onnxmltools(est.fit(X, y, categorical_feature=[0]), "lightgbm")
+    assert "BRANCH_EQ" in str(proto.graph.node[0])
+    model = rulekit.from_onnx(proto)
+    assert model.features[0].kind == "nominal" and model.features[0].match == "exact"
+    P = _probe(model, X.astype(np.float32))
+    P[::7, 0] = np.array([1.5, -1, 8, np.nan, 3, 6, 0], np.float32)[np.arange(len(P[::7])) % 7]
+    assert_same_as_onnxruntime(proto, model, P)
