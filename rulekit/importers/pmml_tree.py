@@ -58,13 +58,13 @@ def predicate_of(el: etree._Element, where: Where) -> etree._Element:
 class GraphMaker:
     """Turns descriptors (what to evaluate next) into rulekit nodes, one work stack per tree."""
 
-    def __init__(self, schema: Schema, where: Where, max_nodes: int = MAX_NODES):
+    def __init__(self, schema: Schema, where: Where, max_nodes: int | None = None):
         self._kids: dict = {}
         self._class_indexes: dict = {}
         self._labels: dict = {}
         self.schema = schema
         self.where = where
-        self.max_nodes = max_nodes
+        self.max_nodes = MAX_NODES if max_nodes is None else max_nodes
 
     # --- entry points -------------------------------------------------------------------------
     def tree(self, root: etree._Element, ctx: TreeContext):
@@ -72,7 +72,7 @@ class GraphMaker:
         pred = predicate_of(root, self.where)
         if local(pred) != "True":
             raise self.where.error(pred, "the root <Node> of a TreeModel must have the predicate <True/>")
-        return self._run(("node", root, ctx))
+        return self._run(("node", root, ctx), ctx.el)
 
     def decision_list(self, items: list[tuple[tuple, Any]], default: Any, where_el) -> Any:
         """First-hit list: ``items`` are (predicates that must all hold, leaf value); a rule fires
@@ -83,19 +83,19 @@ class GraphMaker:
         for preds, value in reversed(items):
             fire = ("value", tuple(value), preds[0])
             desc = ("and", tuple(preds), fire, desc, desc)
-        return self._run(desc)
+        return self._run(desc, where_el)
 
     # --- the work loop ------------------------------------------------------------------------
-    def _run(self, start):
+    def _run(self, start, where_el):
         self.b = TreeBuilder()
         stack = [(start, None, 0, None)]
         while stack:
             desc, parent, branch, values = stack.pop()
             self._emit(desc, parent, branch, values, stack)
             if self.b._next > self.max_nodes:
-                raise self.where.error(None, f"the tree grows past {self.max_nodes} rulekit nodes "
-                                             f"(a node reached on several paths is copied on each: default children, "
-                                             f"compound predicates, the rest of a rule list)")
+                raise self.where.error(where_el, f"this model grows past {self.max_nodes} rulekit nodes (a "
+                                                 f"node reached on several paths is copied on each: default "
+                                                 f"children, compound predicates, the rest of a rule list)")
         return self.b.graph
 
     def _link(self, node: int, parent, branch, values) -> int:

@@ -17,7 +17,9 @@ import pytest
 
 import rulekit
 from rulekit import exporters
+from rulekit.cli import main
 from rulekit.errors import ExportError
+from rulekit.importers.pmml import load_file, loads
 from rulekit.probe import probe_rows
 from tests import zoo
 from tests.marks import fast_cases
@@ -137,7 +139,6 @@ def test_rule_base_pmml_is_valid_and_the_engine_agrees(name, order):
     if order == "first-hit" and name == "handmade_nominal":
         # JPMML gives no RuleSet probabilities: rulekit's importer reads them back (a decision list
         # becomes a tree by copying the rest of the list under every literal: small lists only)
-        from rulekit.importers.pmml import loads
 
         back = loads(text)
         np.testing.assert_array_equal(back.predict_proba(frame), rb.predict_proba(frame))
@@ -167,8 +168,6 @@ def test_what_pmml_cannot_say_is_refused():
 
 
 def test_cli_export_writes_pmml_and_it_imports_back(tmp_path, capsys):
-    from rulekit.cli import main
-    from rulekit.importers.pmml import load_file
 
     model, X = zoo.get("handmade_nominal")
     src = tmp_path / "m.json"

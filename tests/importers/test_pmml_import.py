@@ -15,10 +15,13 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from lxml import etree
 
-from rulekit.importers.pmml import load_file
+from rulekit import exporters
+from rulekit.importers.pmml import load_file, loads
 from rulekit.importers.pmml_xml import PmmlError
 from rulekit.probe import probe_rows
+from tests import zoo
 from tests.exporters.test_pmml_export import (
     _need,
     compare,
@@ -184,9 +187,6 @@ REIMPORT = ["sklearn_tree_binary", "sklearn_forest_classifier", "handmade_nomina
 @pytest.mark.parametrize("name", fast_cases(REIMPORT, {"handmade_nominal"}))
 def test_rulekit_pmml_reimports_to_the_same_model(name):
     """rulekit's own PMML read back gives the same predictions (no JVM needed)."""
-    from rulekit import exporters
-    from rulekit.importers.pmml import loads
-    from tests import zoo
 
     model, X = zoo.get(name)
     back = loads(exporters.get("pmml")(model))
@@ -212,16 +212,11 @@ def _weighted(text: str) -> tuple[str, list[float]]:
 
 
 def lxml_etree():
-    from lxml import etree
-
     return etree
 
 
 @pytest.mark.parametrize("name", ["sklearn_forest_classifier", "sklearn_extratrees_regressor"])
 def test_weighted_average_is_the_weighted_mean_of_the_trees(name):
-    from rulekit import exporters
-    from rulekit.importers.pmml import loads
-    from tests import zoo
 
     model, X = zoo.get(name)
     text, w = _weighted(exporters.get("pmml")(model))
@@ -234,9 +229,6 @@ def test_weighted_average_is_the_weighted_mean_of_the_trees(name):
 
 @pytest.mark.slow
 def test_weighted_average_agrees_with_the_engine():
-    from rulekit import exporters
-    from rulekit.importers.pmml import loads
-    from tests import zoo
 
     model, X = zoo.get("sklearn_forest_classifier")
     text, _ = _weighted(exporters.get("pmml")(model))

@@ -6,13 +6,22 @@ no-true-child strategies, compound predicates, float fields, categorical sets, R
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
+import pandas as pd
 import pytest
+from lxml import etree
 
+import rulekit
+from rulekit import exporters
+from rulekit.cli import main
+from rulekit.errors import RulekitError
+from rulekit.importers import pmml_tree
 from rulekit.importers.pmml import load_file, loads
 from rulekit.importers.pmml_fields import parse_float32
 from rulekit.importers.pmml_xml import PmmlError
+from tests import zoo
 
 HEAD = '<PMML xmlns="http://www.dmg.org/PMML-4_4" version="4.4"><Header/>'
 DD = ('<DataDictionary><DataField name="x" optype="continuous" dataType="double"/>'
@@ -30,7 +39,6 @@ def tree(body: str, attrs: str = "") -> str:
 
 
 def rows(*pairs):
-    import pandas as pd
 
     return pd.DataFrame({"x": [float(x) for x, _ in pairs], "c": pd.Series([c for _, c in pairs], dtype=object)})
 
@@ -184,7 +192,6 @@ def test_ruleset_first_hit_and_weighted_max():
 
 
 def test_cli_sniffs_pmml_and_refuses_with_one_line(tmp_path, capsys):
-    from rulekit.cli import main
 
     good = tmp_path / "m.xml"
     good.write_text(tree('<Node score="yes"><SimplePredicate field="x" operator="lessOrEqual" value="1"/>'
@@ -212,13 +219,8 @@ def test_cli_sniffs_pmml_and_refuses_with_one_line(tmp_path, capsys):
 def test_mutated_documents_give_a_rulekit_error_or_a_model(seed):
     """Random mutations (attributes blanked/garbled/removed, elements dropped/duplicated) of
     rulekit's own PMML: every one is read or refused with a RulekitError, never another exception."""
-    import random
 
-    from lxml import etree
 
-    from rulekit import exporters
-    from rulekit.errors import RulekitError
-    from tests import zoo
 
     rng = random.Random(seed)
     bases = [exporters.get("pmml")(zoo.get(n)[0]) for n in ("sklearn_tree_binary", "handmade_nominal")]
@@ -245,3 +247,13 @@ def test_mutated_documents_give_a_rulekit_error_or_a_model(seed):
             loads(etree.tostring(root))
         except RulekitError:
             pass
+
+
+def test_a_rule_list_that_grows_past_the_node_limit_is_refused_with_its_line(monkeypatch):
+
+    model, _X = zoo.get("handmade_nominal")
+    text = exporters.get("pmml")(rulekit.to_rules(model))
+    assert loads(text).trees[0].number_of_nodes() > 2_000  # a decision list copies its tail per literal
+    monkeypatch.setattr(pmml_tree, "MAX_NODES", 2_000)
+    with pytest.raises(PmmlError, match=r"<pmml>:\d+: this model grows past 2000 rulekit nodes"):
+        loads(text)
