@@ -123,6 +123,9 @@ def _bad(tmp_path: Path, case: str) -> Path:
                             _node(1, 0.0, 0, 2, feature=0, cats=(0.1,)), _node(2, 2.0)])
     elif case == "feature":
         _regressor(folder, [_node(0, 0.0, 1, 2, feature=7, cats=(0.5,)), _node(1, 1.0), _node(2, 2.0)])
+    elif case == "thresholds":
+        _write(folder, {"class": "org.apache.spark.ml.classification.DecisionTreeClassificationModel",
+                        "numFeatures": 2, "numClasses": 2, "paramMap": {"thresholds": [0.3, 0.7]}}, good)
     elif case == "features":
         _regressor(folder, good, n_features=10**9)
     elif case == "categories":
@@ -137,7 +140,7 @@ BAD = {"empty": "not a saved Spark ML model", "json": "not valid JSON",
        "class": "LogisticRegressionModel; rulekit imports", "no_data": "no data/ folder",
        "dangling": "child 9 is not in the node data", "cycle": "root nodes",
        "feature": "reads feature 7", "parquet": "cannot read Parquet data",
-       "features": "claims 1,000,000,000 features", "categories": "claims 2,147,483,647 categories"}
+       "features": "claims 1,000,000,000 features", "thresholds": "sets thresholds", "categories": "claims 2,147,483,647 categories"}
 
 
 @pytest.mark.parametrize("case", list(BAD))
