@@ -212,3 +212,41 @@ def test_bad_edits_and_bad_data_do_not_stop_the_server(driver, tmp_path):
     finally:
         err = studio.stop()
     assert "Traceback" not in err, err
+
+
+def test_a_model_opens_as_rules_with_its_tree(driver, tmp_path):
+    """A model file opens as its extracted rules (the same text `rulekit rules` writes without data),
+    its tree is drawn, and Save is off until Save As names a rules file."""
+    from selenium.webdriver.common.by import By
+
+    rb = cases.rulebase(5, seed=1)
+    data, model = tmp_path / "d.csv", tmp_path / "m.json"
+    cases.write_csv(data, cases.columns(rb, 300))
+    assert cli("fit", data, "--target", "y", "--max-depth", "3", "-o", model, "-q").returncode == 0
+    studio = browser.Studio(model, "--data", data)
+    drv = driver
+    try:
+        drv.get(studio.url)
+        browser.wait_for(lambda: _text(drv, ".rk-changed") == "changed rows: 0 of 300", 60, "first impact")
+        save = drv.find_element(By.CSS_SELECTOR, ".rk-save")
+        assert save.get_attribute("disabled") is not None
+        _tab(drv, "Picture")
+        tree = browser.wait_for(lambda: drv.find_elements(By.CSS_SELECTOR, ".rk-tree svg"), 30, "tree picture")
+        assert tree[0].size["height"] > 50
+        browser.wait_for(lambda: len(drv.find_elements(By.CSS_SELECTOR, ".rk-picture svg")) == 2, 60,
+                         "the rules' picture (drawn by the lint worker when typing pauses)")
+        target = tmp_path / "m.rules"
+        drv.find_element(By.CSS_SELECTOR, ".rk-save-as-path input").send_keys(str(target))
+        drv.find_element(By.CSS_SELECTOR, ".rk-save-as").click()
+        browser.wait_for(target.exists, 30, "save as")
+        rules_cli = tmp_path / "cli.rules"
+        assert cli("rules", model, "-o", rules_cli, "-q").returncode == 0
+        assert target.read_text(encoding="utf-8") == rules_cli.read_text(encoding="utf-8")
+        browser.wait_for(lambda: drv.find_element(By.CSS_SELECTOR, ".rk-save").get_attribute("disabled") is None,
+                         30, "save on")
+        drv.save_screenshot(str(tmp_path / "model.png"))
+        OUTPUT.mkdir(exist_ok=True)
+        shutil.copy(tmp_path / "model.png", OUTPUT / "studio-model.png")
+    finally:
+        err = studio.stop()
+    assert "Traceback" not in err, err
