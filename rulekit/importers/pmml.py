@@ -114,6 +114,9 @@ class _Reader:
     # --- dispatch -----------------------------------------------------------------------------
     def model(self, el) -> Model:
         name = local(el)
+        targets = child(el, "Targets")
+        if targets is not None and el.get("functionName") == "classification":
+            raise self.where.error(targets, "Targets on a classification model is not supported")
         if name == "TreeModel":
             return self._tree_model(el)
         if name == "RuleSetModel":

@@ -126,6 +126,9 @@ def test_what_rulekit_cannot_express_is_refused_naming_the_element():
             'name="y" optype="categorical" dataType="string"', 'name="y" optype="categorical" dataType="integer"'))
     with pytest.raises(PmmlError, match="<Value> needs the attribute value"):
         loads(tree(body + '<Node score="no"><True/></Node>').replace('<Value value="green"/>', '<Value/>'))
+    with pytest.raises(PmmlError, match=r"<pmml>:1: Targets on a classification model"):
+        loads(tree(body + '<Node score="no"><True/></Node>').replace(
+            MS, MS + '<Targets><Target field="y" rescaleConstant="1"/></Targets>'))
     with pytest.raises(PmmlError, match="xor"):
         loads(tree('<Node score="yes"><CompoundPredicate booleanOperator="xor">'
                    '<SimplePredicate field="x" operator="isMissing"/><True/></CompoundPredicate></Node>'
