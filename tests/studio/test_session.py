@@ -173,6 +173,7 @@ def test_explain_and_rows_decided(files):
     assert all(r["line"] == r["row"] + 2 for r in records)
 
 
+@pytest.mark.slow  # rulekit fit in a subprocess: ~2.7 s
 def test_a_model_opens_as_its_rules_and_is_never_overwritten(tmp_path):
     rb = cases.rulebase(5, seed=1)
     data = tmp_path / "d.csv"
