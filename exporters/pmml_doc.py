@@ -14,10 +14,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from lxml import etree
-
 from rulekit import __version__ as RULEKIT_VERSION
-from rulekit.errors import ExportError
+from rulekit.errors import ExportError, RulekitError
+
+try:
+    from lxml import etree
+except ImportError:  # optional: the pmml extra
+    raise RulekitError("writing PMML needs lxml (pip install 'rulekit[pmml]')") from None
 from rulekit.ir.model import Feature
 from rulekit.semantics import canonical
 

@@ -12,12 +12,12 @@ RuleSetModel form and are refused.
 
 from __future__ import annotations
 
-from lxml import etree
 from rulekit.exporters.pmml_doc import (
     E,
     category_test,
     compound,
     document,
+    etree,
     label_text,
     mining_schema,
     num,

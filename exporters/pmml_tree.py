@@ -18,12 +18,12 @@ from collections.abc import Sequence
 
 import networkx as nx
 import numpy as np
-from lxml import etree
 from rulekit.exporters.pmml_doc import (
     E,
     category_test,
     compound,
     document,
+    etree,
     label_text,
     mining_schema,
     num,

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from lxml import etree
 
 from rulekit.importers.pmml_fields import Schema, label_value, read_schema
 from rulekit.importers.pmml_tree import GraphMaker, TreeContext, predicate_of
@@ -29,6 +28,7 @@ from rulekit.importers.pmml_xml import (
     Where,
     child,
     children,
+    etree,
     local,
     parse,
     safe_parser,

@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 import numpy as np
-from lxml import etree
 from pydantic import ValidationError
 
-from rulekit.importers.pmml_xml import Where, child, children, local
+from rulekit.importers.pmml_xml import Where, child, children, etree, local
 from rulekit.ir.model import Feature
 
 NUMERIC_TYPES = {"double": "float64", "float": "float32", "integer": "float64"}

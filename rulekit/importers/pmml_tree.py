@@ -20,10 +20,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from lxml import etree
-
 from rulekit.importers.pmml_fields import FieldRef, Schema, label_value, parse_float32
-from rulekit.importers.pmml_xml import Where, child, children, local
+from rulekit.importers.pmml_xml import Where, child, children, etree, local
 from rulekit.ir.tree import TreeBuilder
 
 MAX_NODES = 200_000  # ~5 s of building; a bigger tree is refused

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lxml import etree
+from rulekit.errors import ModelFileError, RulekitError
 
-from rulekit.errors import ModelFileError
+try:
+    from lxml import etree
+except ImportError:  # optional: the pmml extra
+    raise RulekitError("reading PMML needs lxml (pip install 'rulekit[pmml]')") from None
 
 MAX_BYTES = 512 << 20  # a PMML file larger than this is refused before parsing
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -260,3 +262,22 @@ def test_a_rule_list_that_grows_past_the_node_limit_is_refused_with_its_line(mon
     monkeypatch.setattr(pmml_tree, "MAX_NODES", 2_000)
     with pytest.raises(PmmlError, match=r"<pmml>:\d+: this model grows past 2000 rulekit nodes"):
         loads(text)
+
+
+@pytest.mark.parametrize("command", ["import", "export"])
+def test_without_lxml_the_cli_says_which_extra_to_install(tmp_path, command):
+    """lxml blocked in a fresh interpreter: one line naming the pmml extra, exit 2, no traceback."""
+
+    model, _ = zoo.get("sklearn_tree_binary")
+    src = tmp_path / "m.json"
+    model.save(src)
+    doc = tmp_path / "m.pmml"
+    doc.write_text(tree('<Node score="no"><True/></Node>'))
+    args = (["import", str(doc), "--format", "pmml", "-o", str(tmp_path / "z.json")] if command == "import"
+            else ["export", str(src), "--to", "pmml", "-o", str(tmp_path / "z.pmml")])
+    code = ("import sys; sys.modules['lxml'] = None; sys.modules['lxml.etree'] = None\n"
+            "from rulekit.cli import main\nsys.exit(main(sys.argv[1:]))")
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "rulekit[pmml]" in proc.stderr and "Traceback" not in proc.stderr
