@@ -36,7 +36,12 @@ class Found:
 
 
 def describe(node: NodeProto) -> str:
-    return f"node {node.name!r} ({node.op_type})" if node.name else f"a {node.op_type} node"
+    """``node 'name' (OpType)``; text from the file is quoted where it is not plain printable."""
+    op = node.op_type
+    if isinstance(op, bytes):  # protobuf hands back bytes for a field that is not UTF-8
+        op = op.decode("utf-8", "replace")
+    op = op if op.isprintable() else repr(op)
+    return f"node {node.name!r} ({op})" if node.name else f"a {op} node"
 
 
 def ml_opset(model: ModelProto) -> int:

@@ -68,7 +68,11 @@ def attributes(node: NodeProto) -> dict:
     out = {}
     for a in node.attribute:
         if a.type == AttributeProto.TENSOR:
-            out[a.name] = numpy_helper.to_array(a.t)
+            try:
+                out[a.name] = numpy_helper.to_array(a.t)
+            except (TypeError, ValueError, KeyError) as err:
+                raise OnnxModelError(f"node {node.name or node.op_type!r}: attribute {a.name!r} is not a "
+                                     f"readable tensor ({err})") from None
         elif a.type == AttributeProto.INTS:
             out[a.name] = list(a.ints)
         elif a.type == AttributeProto.FLOATS:
@@ -91,9 +95,13 @@ def decode(node: NodeProto, version: int) -> Ensemble:
     """The tables of ``node`` (an ai.onnx.ml tree-ensemble operator of ml opset ``version``)."""
     attrs = attributes(node)
     label = f"{node.op_type} {node.name!r}" if node.name else node.op_type
-    if node.op_type == "TreeEnsemble":
-        return _decode_v5(attrs, label)
-    return _decode_legacy(node.op_type, attrs, label)
+    try:
+        if node.op_type == "TreeEnsemble":
+            return _decode_v5(attrs, label)
+        return _decode_legacy(node.op_type, attrs, label)
+    except (TypeError, ValueError, OverflowError) as err:
+        # an attribute of the wrong kind (a number where a list belongs, a string for a number)
+        raise OnnxModelError(f"{label}: malformed attributes ({type(err).__name__}: {err})") from None
 
 
 def _fail(label: str, msg: str):

@@ -128,3 +128,32 @@ def test_node_count_over_the_cap_is_refused(monkeypatch):
 
     monkeypatch.setattr(trees, "MAX_NODES", 5)
     _refused(_v5(), r"nodes: more than rulekit reads \(5;")
+
+
+@pytest.mark.parametrize("n_cases, seed", [(3000, 0), pytest.param(30_000, 1, marks=pytest.mark.slow)])
+def test_byte_mutations_load_or_fail_in_one_line(n_cases, seed):
+    """Random byte edits of a v5 regressor and a legacy softmax classifier: each file converts
+    (and predicts) or is refused with a RulekitError, never another exception. Before the
+    attribute checks, 5 of 2,000 edits raised TypeError/KeyError/ValueError from deep inside."""
+    import time
+
+    from tests.importers.test_onnx_import_modes import legacy_model
+
+    bases = [_v5().SerializeToString(),
+             legacy_model(random_forest_tables(1, n_trees=3, depth=4, member=False, n_targets=3),
+                          op="TreeEnsembleClassifier", post="SOFTMAX", classes=[1, 2, 3]).SerializeToString()]
+    rng = np.random.default_rng(seed)
+    loaded = 0
+    for case in range(n_cases):
+        data = bytearray(bases[case % 2])
+        for _ in range(rng.integers(1, 4)):
+            data[rng.integers(len(data))] = rng.integers(256)
+        start = time.process_time()
+        try:
+            model = from_onnx(bytes(data))
+            model.predict(np.zeros((2, model.n_features)))
+            loaded += 1
+        except RulekitError as err:
+            assert "\n" not in str(err)
+        assert time.process_time() - start < 2.0, f"case {case} took too long"
+    assert 0 < loaded < n_cases
