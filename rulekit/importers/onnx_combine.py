@@ -87,7 +87,9 @@ def _regressor(ens: Ensemble, reader: TreeReader, *, float32: bool) -> Parts:
     if ens.n_targets != 1:
         _refuse(ens, f"n_targets={ens.n_targets} (a rulekit model has one regression output)")
     if ens.post_transform != "NONE":
-        _refuse(ens, f"post_transform {ens.post_transform} on a regressor")
+        where = ("on TreeEnsemble (onnxruntime 1.31-1.32 applies it unreliably: swapped or skipped)"
+                 if ens.op == "TreeEnsemble" else "on a regressor")
+        _refuse(ens, f"post_transform {ens.post_transform} {where}")
     W = _leaf_sums(ens, float32)
     base = ens.base_values[0] if ens.base_values else 0.0
     n = ens.n_trees
