@@ -35,7 +35,7 @@ CSS = """
 .rk-finding.error { color: #c62828; }
 .rk-finding.warning { color: #ef6c00; }
 .rk-editor { height: 62vh; border: 1px solid #ddd; }
-.rk-picture svg { max-width: 100%; height: auto; }
+.rk-picture { overflow: auto; max-height: 75vh; }  /* rulekit's SVGs have no viewBox: scroll, not scale */
 .rk-confusion td, .rk-confusion th { padding: 2px 10px; text-align: right; }
 """
 
