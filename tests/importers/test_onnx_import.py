@@ -156,14 +156,15 @@ def test_float_operator_sums_are_float32(tmp_path):
     assert np.array_equal(model.predict(P.astype(np.float64)), ref)
 
 
-def test_cli_import_then_predict_and_exports_agree(tmp_path, capsys):
+@pytest.mark.parametrize("case", fast_cases(["xgb-3", "sk-forest-2", "cb-2", "lgb-reg"], ["xgb-3", "sk-forest-2", "cb-2"]))
+def test_cli_import_then_predict_and_exports_agree(tmp_path, capsys, case):
     """``rulekit import x.onnx`` (format sniffed) writes a model whose Python and SQLite exports
-    give onnxruntime's labels and probabilities."""
+    give onnxruntime's labels and probabilities (values)."""
     import sqlite3
 
     import onnx
 
-    proto, X = _case("xgb-3", tmp_path)
+    proto, X = _case(case, tmp_path)
     path = tmp_path / "m.onnx"
     onnx.save(proto, str(path))
     out = tmp_path / "m.json"
@@ -172,6 +173,9 @@ def test_cli_import_then_predict_and_exports_agree(tmp_path, capsys):
     assert exit_.value.code == 0
     model = rulekit.load(out)
     P = _probe(model, X)
+    if model.task == "regression":
+        _values_agree(model, proto, P)
+        return
     label, proba = _ort(proto, P)
     proba = np.array([[row[c] for c in model.classes] for row in proba]) if isinstance(proba, list) else proba
     ns: dict = {}
@@ -275,3 +279,23 @@ def test_lightgbm_categorical_equality_chains(regression):
     P = _probe(model, X.astype(np.float32))
     P[::7, 0] = np.array([1.5, -1, 8, np.nan, 3, 6, 0], np.float32)[np.arange(len(P[::7])) % 7]
     assert_same_as_onnxruntime(proto, model, P)
+
+
+def _values_agree(model, proto, P) -> None:
+    """A regressor's Python export is bit-identical to onnxruntime (float32 sums); SQLite sums in
+    float64 (no 4-byte float), within 1e-6 of the largest value."""
+    import sqlite3
+
+    ref = np.asarray(_ort(proto, P)[0], np.float64).reshape(-1)
+    rows = [[None if np.isnan(v) else float(v) for v in r] for r in P.astype(np.float64)]
+    ns: dict = {}
+    exec(rulekit.export.to_python(model), ns)  # noqa: S102 - our own generated module
+    assert np.array_equal(np.array([ns["predict"](r) for r in rows]), ref)
+    con = sqlite3.connect(":memory:")
+    names = model.feature_names
+    con.execute(f"CREATE TABLE t (id INTEGER, {', '.join(f'{n} REAL' for n in names)})")
+    con.executemany(f"INSERT INTO t VALUES ({', '.join('?' * (len(names) + 1))})",
+                    [[i, *r] for i, r in enumerate(rows)])
+    got = sorted(con.execute(rulekit.export.to_sql(model, dialect="sqlite", table="t", key="id")).fetchall())
+    # float32 rounding is relative to the partial sums, not to the result (they cancel)
+    np.testing.assert_allclose([g[1] for g in got], ref, rtol=0, atol=1e-6 * max(1.0, np.abs(ref).max()))
