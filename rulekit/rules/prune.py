@@ -11,8 +11,8 @@
                    minimum-description-length subset), classes ordered by false positives, the
                    default class from the uncovered cases, then rules deleted while that does not
                    increase the errors; with MDL, a list without the rules of one class (that class
-                   the default) when it is shorter to describe. Conclusions get the class frequencies of the
-                   rows each rule decides.
+                   the default) when it is shorter to describe. Conclusions get the class
+                   frequencies of the rows each rule decides.
 
 A rule's conditions are the bounds of its box: ``20 < x <= 40`` is two conditions that prune
 separately, ``(x <= 5 or x is missing)`` one. Rules whose condition is not a single conjunction are
@@ -504,9 +504,7 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float) -
     matches = [cd[2] for cd in lst]
     theory = [_theory_bits(cd[3], stats) for cd in lst]
     alive = [True] * len(lst)
-
     boxes = [cd[3] for cd in lst]
-
     current = _class_cost([m for m, a in zip(matches, alive) if a], [t for t, a in zip(theory, alive) if a], good, w)
     while True:
         best = None

@@ -191,8 +191,9 @@ def test_default_cf_is_the_held_out_one_and_pessimistic_keeps_c45s(tmp_path, run
     _concept_files(tmp_path, 12, noise=0.12)
     assert run("fit", "train.csv", "--target", "y", "-o", "m.json", cwd=tmp_path).returncode == 0
     texts = {}
-    for name, args in {"default": [], "0.5": ["--cf", "0.5"], "0.25": ["--cf", "0.25"],
-                       "pess": ["--prune", "pessimistic"], "pess0.25": ["--prune", "pessimistic", "--cf", "0.25"]}.items():
+    cases = {"default": [], "0.5": ["--cf", "0.5"], "0.25": ["--cf", "0.25"], "pess": ["--prune", "pessimistic"],
+             "pess0.25": ["--prune", "pessimistic", "--cf", "0.25"]}
+    for name, args in cases.items():
         select = [] if name.startswith("pess") else ["--select", "none"]  # all of a full tree's rules: slow
         r = run("rules", "m.json", "--prune-data", "prune.csv", *select, *args, "-o", f"{name}.rules",
                 cwd=tmp_path)
