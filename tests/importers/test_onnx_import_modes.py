@@ -134,6 +134,10 @@ def legacy_model(tables, *, dtype=np.float32, op="TreeEnsembleRegressor", aggreg
         attrs["nodes_values"] = cols["values"]
     if base is not None:
         attrs["base_values"] = list(base)
+    if thresholds_as_tensor:  # every *_as_tensor twin, in the input's type
+        for key in ("base_values", f"{prefix}_weights"):
+            if key in attrs:
+                attrs[key + "_as_tensor"] = numpy_helper.from_array(np.asarray(attrs.pop(key), dtype), key)
     elem = TensorProto.DOUBLE if dtype == np.float64 else TensorProto.FLOAT
     x = helper.make_tensor_value_info("X", elem, ["N", N_FEATURES])
     if op == "TreeEnsembleClassifier":
