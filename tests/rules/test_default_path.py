@@ -187,6 +187,7 @@ def test_bad_cf_and_min_rules_are_one_line(tmp_path, run, args):
     assert not (tmp_path / "x.rules").exists()
 
 
+@pytest.mark.slow  # ~2 s: --prune pessimistic scores a full tree's rules
 def test_default_cf_is_the_held_out_one_and_pessimistic_keeps_c45s(tmp_path, run):
     _concept_files(tmp_path, 12, noise=0.12)
     assert run("fit", "train.csv", "--target", "y", "-o", "m.json", cwd=tmp_path).returncode == 0
