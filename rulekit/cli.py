@@ -196,6 +196,10 @@ def import_(file: Path = typer.Argument(
                 None, "--arithmetic",
                 help="XGBoost only: float32 sums as XGBoost does (default); float64 sums in float64, "
                      "so every SQL dialect sums alike"),
+            assume_complete: bool = typer.Option(
+                False, "--assume-complete",
+                help="PMML only: read trees that give no prediction on a missing value (as "
+                     "sklearn2pmml writes them); the model then matches the file on complete rows"),
             quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Convert a scikit-learn, XGBoost or LightGBM model into a rulekit model file."""
     from rulekit.commands import import_model as cmd
@@ -203,7 +207,8 @@ def import_(file: Path = typer.Argument(
     raise typer.Exit(_run(quiet, cmd.run, file=file, format=format.value if format else None,
                           allow_pickle=allow_pickle, output=output, rename=rename,
                           rename_file=rename_file,
-                          arithmetic=arithmetic.value if arithmetic else None))
+                          arithmetic=arithmetic.value if arithmetic else None,
+                          assume_complete=assume_complete))
 
 
 @app.command()

@@ -40,13 +40,15 @@ def sniff_format(path: Path, head: bytes) -> str:
                        f"scikit-learn pickles, XGBoost JSON/UBJ and LightGBM text models)")
 
 
-def load_foreign(file: Path, format: str | None, allow_pickle: bool, arithmetic: str | None = None):
+def load_foreign(file: Path, format: str | None, allow_pickle: bool, arithmetic: str | None = None,
+                 assume_complete: bool = False):
     """The IR Model for a foreign model file. ``arithmetic`` (XGBoost only): "float32" sums as
-    XGBoost does (the default), "float64" sums in float64 (every SQL dialect then sums alike)."""
+    XGBoost does (the default), "float64" sums in float64 (every SQL dialect then sums alike).
+    ``assume_complete`` (PMML only): read trees that give no prediction on a missing value."""
     if file.is_dir():  # a saved Spark ML model is a directory (metadata/ + data/ or stages/)
         if format not in (None, "spark"):
             raise RulekitError(f"{file}: is a directory; only --format spark reads one (a saved Spark ML model)")
-        return _load(file, "spark", allow_pickle, arithmetic)
+        return _load(file, "spark", allow_pickle, arithmetic, assume_complete)
     try:
         with file.open("rb") as fh:
             head = fh.read(4096)
@@ -60,7 +62,7 @@ def load_foreign(file: Path, format: str | None, allow_pickle: bool, arithmetic:
         _refuse_unimportable(file, head)
     fmt = format or sniff_format(file, head)
     try:
-        return _load(file, fmt, allow_pickle, arithmetic)
+        return _load(file, fmt, allow_pickle, arithmetic, assume_complete)
     except RulekitError as err:
         if err.file is None and str(file) not in str(err):
             raise type(err)(f"{file}: {err.message}") from None
@@ -90,10 +92,18 @@ LOADERS = {
 }
 
 
-def _load(file: Path, fmt: str, allow_pickle: bool, arithmetic: str | None = None):
+def _load(file: Path, fmt: str, allow_pickle: bool, arithmetic: str | None = None,
+          assume_complete: bool = False):
     if arithmetic is not None and fmt != "xgboost":
         raise RulekitError(f"--arithmetic applies to XGBoost models (XGBoost sums in float32); "
                            f"a {fmt} model keeps its library's float64 arithmetic")
+    if assume_complete and fmt != "pmml":
+        raise RulekitError(f"--assume-complete applies to PMML files (trees that give no prediction "
+                           f"on a missing value); a {fmt} model routes missing values itself")
+    if fmt == "pmml" and assume_complete:
+        from rulekit.importers.pmml import load_file as load_pmml
+
+        return load_pmml(file, assume_complete=True)
     if fmt == "xgboost":
         from rulekit.importers.xgboost import load_file as load_xgboost
 
@@ -120,7 +130,7 @@ def _load(file: Path, fmt: str, allow_pickle: bool, arithmetic: str | None = Non
 
 def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, quiet: bool = False,
         rename: Sequence[str] = (), rename_file: Path | None = None,
-        arithmetic: str | None = None) -> int:
+        arithmetic: str | None = None, assume_complete: bool = False) -> int:
     """``rename`` (``old=new`` pairs) and ``rename_file`` (JSON or CSV) rename features in the
     model file, so every target made from it uses the new names."""
     from rulekit.ir.modelfile import dumps_model
@@ -130,7 +140,7 @@ def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, qui
     check_distinct(output, file=file, rename_file=rename_file)
     mapping = merge(read_mapping(rename_file) if rename_file is not None else {}, parse_pairs(rename))
     with progress.phase(f"converting {file}"), gc_paused():
-        model = load_foreign(file, format, allow_pickle, arithmetic)
+        model = load_foreign(file, format, allow_pickle, arithmetic, assume_complete)
         if mapping:
             model = rename_features(model, mapping)
     with progress.phase(f"writing {output} ({describe(model)})"):

@@ -174,8 +174,8 @@ class GraphMaker:
         if strategy == "nullPrediction":
             return ("null", ctx.el, ("missingValueStrategy='nullPrediction': a missing value makes this "
                                     "model return no prediction, which a rulekit model cannot express "
-                                    "(rulekit.importers.pmml.load_file(..., assume_complete=True) reads "
-                                    "it for data without missing values)"))
+                                    "('rulekit import --assume-complete' or load_file(..., assume_complete=True) "
+                                    "reads it for data without missing values)"))
         return ("null", ctx.el, (f"missingValueStrategy={strategy!r} cannot be expressed by rulekit's "
                                 f"missing-value routing"))
 

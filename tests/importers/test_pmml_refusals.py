@@ -281,3 +281,34 @@ def test_without_lxml_the_cli_says_which_extra_to_install(tmp_path, command):
                           check=False)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.count("\n") == 1 and "rulekit[pmml]" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_cli_assume_complete_reads_null_prediction_trees(tmp_path, capsys):
+    """sklearn2pmml writes missingValueStrategy="nullPrediction" on every scikit-learn tree: the
+    plain import refuses it (naming the flag), `--assume-complete` reads it and records that."""
+    body = ('<Node score="yes"><SimplePredicate field="x" operator="lessOrEqual" value="1"/></Node>'
+            '<Node score="no"><True/></Node>')
+    src = tmp_path / "null.pmml"
+    src.write_text(tree(body, 'missingValueStrategy="nullPrediction"'))
+    out = tmp_path / "m.json"
+
+    def run(args):
+        try:
+            return main(args)
+        except SystemExit as err:
+            return err.code
+
+    capsys.readouterr()
+    assert run(["import", str(src), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--assume-complete" in err and not out.exists()
+    assert run(["import", str(src), "-o", str(out), "--assume-complete", "-q"]) in (0, None)
+    model = rulekit.load(out)
+    assert model.source["assume_complete"] is True
+    got = model.predict(rows((1.0, RED), (np.nextafter(1.0, 2.0), RED), (-5.0, GREEN)))
+    assert [str(v) for v in got] == ["yes", "no", "yes"]
+    # the flag belongs to PMML: another format refuses it in one line
+    lgb = tmp_path / "model.txt"
+    lgb.write_text("tree\nversion=v4\n")
+    assert run(["import", str(lgb), "-o", str(tmp_path / "o.json"), "--assume-complete"]) == 2
+    assert "--assume-complete applies to PMML files" in capsys.readouterr().err
