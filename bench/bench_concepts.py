@@ -278,12 +278,12 @@ def real_cases():
     return out
 
 
-def run_real(quick: bool, paths: list[str], peers: list[str]) -> list[dict]:
+def run_real(quick: bool, paths: list[str], peers: list[str], cv_seed: int = 0) -> list[dict]:
     from sklearn.model_selection import StratifiedKFold, train_test_split
 
     out = []
     for name, X, y in real_cases():
-        folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+        folds = list(StratifiedKFold(5, shuffle=True, random_state=cv_seed).split(X, y))
         if quick:
             folds = folds[:2]
         acc: dict[str, list] = {}
@@ -406,6 +406,7 @@ def main(argv=None) -> int:
     ap.add_argument("--peers", default=",".join(PEERS))
     ap.add_argument("--samples", type=int, default=1,
                     help="independent data draws per planted concept (the summary pools them)")
+    ap.add_argument("--cv-seed", type=int, default=0, help="the real data's 5-fold split")
     ap.add_argument("--no-real", action="store_true")
     ap.add_argument("--no-concepts", action="store_true")
     ap.add_argument("--detail", action="store_true", help="also print one row per concept and learner")
@@ -416,7 +417,7 @@ def main(argv=None) -> int:
     if not args.no_concepts:
         rows += run_concepts(args.quick, paths, peers, args.samples)
     if not args.no_real:
-        rows += run_real(args.quick, paths, peers)
+        rows += run_real(args.quick, paths, peers, args.cv_seed)
     if args.detail:
         print(table(rows))
         print()
