@@ -181,7 +181,8 @@ def fit(data: Path = typer.Argument(..., help="CSV with a header row"),
 
 @app.command("import")
 def import_(file: Path = typer.Argument(
-                ..., help="XGBoost JSON/UBJ, LightGBM text, or a scikit-learn pickle/joblib"),
+                ..., help="a scikit-learn pickle/joblib (a Pipeline too), XGBoost JSON/UBJ, LightGBM text, "
+                     "CatBoost JSON/.cbm, ONNX, PMML, or a saved Spark ML model directory"),
             format: Optional[ImportFormat] = typer.Option(None, "--format", help="default: sniffed"),
             allow_pickle: bool = typer.Option(False, "--allow-pickle",
                                               help="load a scikit-learn pickle/joblib (runs its code!)"),
@@ -201,7 +202,8 @@ def import_(file: Path = typer.Argument(
                 help="PMML only: read trees that give no prediction on a missing value (as "
                      "sklearn2pmml writes them); the model then matches the file on complete rows"),
             quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
-    """Convert a scikit-learn, XGBoost or LightGBM model into a rulekit model file."""
+    """Convert a model from scikit-learn, XGBoost, LightGBM, CatBoost, Spark ML, ONNX or PMML into a
+    rulekit model file."""
     from rulekit.commands import import_model as cmd
 
     raise typer.Exit(_run(quiet, cmd.run, file=file, format=format.value if format else None,

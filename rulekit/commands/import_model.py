@@ -37,7 +37,8 @@ def sniff_format(path: Path, head: bytes) -> str:
     if stripped.startswith(b"<") and b"<PMML" in head[:2000]:
         return "pmml"
     raise RulekitError(f"{path}: cannot tell which library wrote this model; pass --format (rulekit imports "
-                       f"scikit-learn pickles, XGBoost JSON/UBJ and LightGBM text models)")
+                       f"scikit-learn pickles, XGBoost JSON/UBJ, LightGBM text, CatBoost JSON/.cbm, ONNX and PMML "
+                       f"files, and saved Spark ML model directories)")
 
 
 def load_foreign(file: Path, format: str | None, allow_pickle: bool, arithmetic: str | None = None,
