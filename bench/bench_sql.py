@@ -60,6 +60,7 @@ def _spark(model, rf, Z, names) -> list[dict]:
     try:
         from pyspark.sql import SparkSession
 
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # Spark's traffic stays on loopback
         spark = (SparkSession.builder.master("local[2]").appName("rulekit-bench-sql")
                  .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                  .config("spark.driver.memory", "2g").getOrCreate())

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import os
 import time
 import warnings
 from pathlib import Path
@@ -80,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     #    job start and run sooner (they change no result).
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     start = time.perf_counter()
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # Spark's traffic stays on loopback
     spark = (SparkSession.builder.master("local[1]").appName("rulekit-example")
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "1").config("spark.sql.codegen.wholeStage", "false")

@@ -37,7 +37,7 @@ def __getattr__(name: str):
 
 __version__ = "0.1.0"
 __all__ = ["Combiner", "Feature", "Model", "RuleBase", "RulekitError", "dsl", "export", "from_lightgbm",
-           "diff", "from_onnx", "from_catboost", "from_sklearn", "from_xgboost", "load", "rename_features", "stats",
+           "diff", "from_onnx", "from_catboost", "from_spark", "from_pmml", "from_sklearn", "from_xgboost", "load", "rename_features", "stats",
            "to_rules"]
 
 
@@ -89,6 +89,24 @@ def from_onnx(path_or_bytes_or_proto) -> Model:
 
     with gc_paused():
         return _from(path_or_bytes_or_proto)
+
+
+def from_spark(path) -> Model:
+    """Convert a saved Spark ML tree model directory (``model.write().save(path)``: a decision
+    tree, random forest or GBT, alone or as the last stage of a ``PipelineModel``); no JVM needed."""
+    from rulekit.importers.spark import load_dir
+
+    with gc_paused():
+        return load_dir(path)
+
+
+def from_pmml(path, *, assume_complete: bool = False) -> Model:
+    """Convert a PMML 4.4 file (``TreeModel``, ``MiningModel`` of trees, ``RuleSetModel``);
+    ``assume_complete`` reads trees that give no prediction on a missing value."""
+    from rulekit.importers.pmml import load_file
+
+    with gc_paused():
+        return load_file(path, assume_complete=assume_complete)
 
 
 def stats(rb: RuleBase, X, y) -> RuleBase:

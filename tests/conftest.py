@@ -7,6 +7,9 @@ import uuid
 
 import pytest
 
+# every Spark session the tests start (tests/exporters, tests/importers) keeps its traffic on loopback
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+
 REQUIRE = os.environ.get("RULEKIT_REQUIRE_SERVERS") == "1"
 PG_DSN = os.environ.get("RULEKIT_PG_DSN", "host=127.0.0.1 port=5432 dbname=test user=postgres")
 MYSQL = dict(host=os.environ.get("RULEKIT_MYSQL_HOST", "127.0.0.1"),
