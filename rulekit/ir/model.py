@@ -31,7 +31,9 @@ from rulekit.errors import RulekitError
 from rulekit.ir import compiled as _compiled
 from rulekit.ir import float32 as _f32
 from rulekit.ir.data import to_matrix
+from rulekit.ir.modelfile_format import model_to_file, save_model
 from rulekit.ir.schema import Combiner, Feature, Label  # noqa: F401 - re-exported: their old home
+from rulekit.ir.tree import validate_tree
 from rulekit.util import gc_paused
 
 def sigmoid(raw: np.ndarray) -> np.ndarray:
@@ -101,8 +103,6 @@ class Model:
         return self.n_classes
 
     def validate(self) -> None:
-        from rulekit.ir.tree import validate_tree  # noqa: PLC0415
-
         if not self.trees:
             raise RulekitError("a model needs at least one tree")
         names = self.feature_names
@@ -248,13 +248,9 @@ class Model:
 
     # --- files -----------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
-        from rulekit.ir.modelfile import save_model  # noqa: PLC0415
-
         save_model(self, path)
 
     def to_dict(self) -> dict[str, Any]:
-        from rulekit.ir.modelfile import model_to_file  # noqa: PLC0415
-
         return model_to_file(self).model_dump(mode="json")
 
     def __repr__(self) -> str:
