@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
 
+import numpy as np
+
 from rulekit import semantics
 from rulekit.rules.base import Compare, RuleBase
 from rulekit.rules.rewrite import rewrite
@@ -32,10 +34,11 @@ def readable(rb: RuleBase) -> RuleBase:
     """``rb`` with short thresholds and rounded statistics (see the module docstring)."""
     weighted = rb.semantics != "first-hit" or rb.combiner is not None
     numeric = {f.name for f in rb.features if f.kind == "numeric"}
+    memo = _short_thresholds(rb, numeric)
     rules = []
     changed = False
     for r in rb.rules:
-        cond = _short_condition(r.condition, numeric, rb.precision)
+        cond = _short_condition(r.condition, numeric, rb.precision, memo)
         stats = {k: (v if (k == "confidence" and weighted and r.weight is None) else round_stat(v))
                  for k, v in r.stats.items()}
         if cond is not r.condition or stats != r.stats:
@@ -87,16 +90,99 @@ def _round_sig(x: Decimal, digits: int, rounding) -> Decimal:
     return x.quantize(Decimal(1).scaleb(exp), rounding=rounding)
 
 
-def _short_condition(root, numeric: set, precision: str):
+_KIND = {"<=": "le", ">": "le", "<": "lt", ">=": "lt", "=": "eq", "!=": "eq"}  # same canonical boundary
+
+
+def _short_thresholds(rb: RuleBase, numeric: set) -> dict:
+    """``{(boundary kind, t): short_threshold(op, t)}`` for every numeric threshold of ``rb``, found
+    with one vectorized boundary check per (digits, rounding) step over all thresholds at once
+    (one call per threshold took ~0.5 ms: 100 s at 200k leaves). Same results as
+    :func:`short_threshold`: ``<=``/``>`` share a boundary, as do ``<``/``>=``."""
+    if rb.precision == "float64":
+        return {}
+    keys: dict = {}
+
+    def leaf(node):
+        if type(node) is Compare and node.feature in numeric and type(node.value) is float \
+                and node.op in _NUMERIC_OPS and math.isfinite(node.value) and node.value != 0.0:
+            keys[(_KIND[node.op], node.value)] = None
+        return node
+
+    for r in rb.rules:
+        rewrite(r.condition, leaf)
+    return _short_many(list(keys), rb.precision)
+
+
+def _boundaries(kind: str, ts: np.ndarray, precision: str) -> tuple:
+    if kind == "le":
+        return (semantics.boundary_array("<=", ts, precision),)
+    if kind == "lt":
+        return (semantics.boundary_array("<", ts, precision),)
+    return semantics.boundary_array("<", ts, precision), semantics.boundary_array("<=", ts, precision)
+
+
+def _short_many(keys: list, precision: str) -> dict:
+    out: dict = {}
+    for kind in ("le", "lt", "eq"):
+        pending = [t for k, t in keys if k == kind]
+        if not pending:
+            continue
+        try:
+            want = _boundaries(kind, np.asarray(pending, np.float64), precision)
+        except (ValueError, OverflowError, ArithmeticError):
+            continue  # looked up one by one
+        exact = [Decimal(t) for t in pending]
+        digits = [significant_digits(t) for t in pending]
+        live = list(range(len(pending)))
+        d = 1
+        while live:
+            live = [i for i in live if d < digits[i]]
+            for rounding in (ROUND_HALF_EVEN, ROUND_FLOOR, ROUND_CEILING):
+                if not live:
+                    break
+                cand = [_rounded(exact[i], d, rounding) for i in live]
+                for i, s in zip(live, cand):
+                    if s is None:  # short_threshold gives up on the threshold
+                        out[(kind, pending[i])] = pending[i]
+                c = np.asarray([math.nan if s is None else s for s in cand], np.float64)
+                ok = np.isfinite(c)
+                c[~ok] = 0.0
+                got = _boundaries(kind, c, precision)
+                for w, g in zip(want, got):
+                    ok &= g == w[live]
+                rest = []
+                for i, s, hit in zip(live, cand, ok.tolist()):
+                    if hit:
+                        out[(kind, pending[i])] = s
+                    elif s is not None:
+                        rest.append(i)
+                live = rest
+            d += 1
+        for t in pending:
+            out.setdefault((kind, t), t)
+    return out
+
+
+def _rounded(x: Decimal, digits: int, rounding) -> float | None:
+    try:
+        return float(_round_sig(x, digits, rounding))
+    except (ValueError, OverflowError, ArithmeticError):
+        return None
+
+
+def _short_condition(root, numeric: set, precision: str, memo: dict | None = None):
     """``root`` with every numeric comparison's threshold shortened (the same object when nothing
-    changes)."""
+    changes); ``memo`` holds thresholds already shortened (:func:`_short_thresholds`)."""
     if precision == "float64":
         return root
+    memo = {} if memo is None else memo
 
     def leaf(node):
         if type(node) is Compare and node.feature in numeric and type(node.value) is float \
                 and node.op in _NUMERIC_OPS:
-            s = short_threshold(node.op, node.value, precision)
+            s = memo.get((_KIND[node.op], node.value)) if node.value != 0.0 else None
+            if s is None:
+                s = short_threshold(node.op, node.value, precision)
             if not (s == node.value and repr(s) == repr(node.value)):
                 return node.model_copy(update={"value": s})
         return node
