@@ -14,9 +14,8 @@ codes, documented in the model's metadata (``rulekit.features``, ``rulekit.input
 Exactness: thresholds come from :mod:`rulekit.semantics` (the canonical float64 boundary ``b`` of
 ``x <= b``); float32 mode writes the largest float32 <= ``b``, which is exact for float32 inputs.
 Missing values follow each split's ``missing`` branch (``nodes_missing_value_tracks_true``). One
-such flag puts onnxruntime on its NaN-checking loop for the whole ensemble: a scikit-learn forest
-(NaN to the bigger child, 47% of splits flagged) scored 200k rows in ~2.0 s against ~1.75 s with
-the flags cleared (NaN then goes the wrong way) and ~2.4 s with mixed LEQ/GT splits instead.
+such flag puts onnxruntime on its slower NaN-checking loop for the whole ensemble (cost:
+docs/engines.md, "ONNX export's missing-value flags").
 """
 
 from __future__ import annotations

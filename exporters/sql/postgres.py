@@ -2,12 +2,12 @@
 ``OFFSET 0`` stops subquery pull-up (stages are evaluated once) and every 10th stage is a
 MATERIALIZED CTE (planning nested subqueries is quadratic in their depth); quoted names are
 case-sensitive and cut at 63 bytes; EXP errors on overflow and underflow (arguments are clamped).
-The bare form's stages are correlated CTEs inside the scalar subquery: 98 nested derived tables
-(4,900 rules) exceeded ``max_stack_depth``, and 4,900 vote rules took 15.6 s nested, 0.8 s so.
+The bare form's stages are correlated CTEs inside the scalar subquery (nested derived tables
+exceeded ``max_stack_depth`` and were slower).
 
-Run big ensembles with ``SET jit = off`` in the session: PostgreSQL's JIT (on by default above
-``jit_above_cost``) spent ~120 s compiling a 100-tree depth-8 forest's query on 40k rows that runs
-in 3.7 s without it (PostgreSQL 15 here); results are the same either way."""
+Run big ensembles with ``SET jit = off`` in the session: PostgreSQL's JIT can spend far longer
+compiling a big forest's query than running it; results are the same either way. Measurements:
+docs/engines.md ("PostgreSQL")."""
 
 from rulekit.exporters.sql.dialect import Dialect
 

@@ -1,17 +1,10 @@
 """A tree as a table walked inside SQL: constant arrays plus one small loop (Spark SQL, DuckDB).
 
-Why: Spark compiles each query stage to Java, and a tree written as CASE costs code in proportion
-to its nodes. A 100-tree depth-8 forest exceeds the JVM's 64 KB method limit, Spark retries
-without whole-stage code generation, and parsing, analysis and compilation took minutes. DuckDB
-runs a nested CASE in ~12 ns per tree and row plus ~2 ns per leaf (small selection vectors at every
-node), a walk step in ~20-25 ns (a little more in bigger trees): so DuckDB walks only trees with at
-least 12 leaves per level of depth (a 100-tree depth-8 forest scored 1.7x faster; at ~10 leaves per
-level the two forms tie, and boosting's small trees stay CASE, which is 3-4x faster for them).
-
+Why: a tree written as CASE costs code in proportion to its nodes, which Spark compiles to Java
+(beyond the JVM's 64 KB method limit for big forests) and DuckDB runs slower than a walk for big
+trees: DuckDB walks only trees with at least ``Syntax.leaves_per_step`` leaves per level of depth.
 Here a tree costs the same few expressions at any size; its nodes live in three constant arrays,
-written as one string each (a string is one token to parse; Spark reads 17-digit decimals back
-exactly, DuckDB's parser is exact on the shortest round-trip text, which halves the size). In
-Spark's spelling::
+written as one string each (one token to parse; read back exactly). In Spark's spelling::
 
     aggregate(sequence(1, depth), 1, (n, i) -> left[n] + CAST(element_at(xs, f[n]) > t[n] AS INT))
 
@@ -25,30 +18,12 @@ own left child with ``t = NaN``: ``x > NaN`` is false for every x, NaN included,
 steps end on a leaf whatever its depth. A NaN stored in a row (SQL's missing value is NULL) goes
 right at every finite split, as in the CASE form.
 
-In DuckDB the walk starts from a CASE over the top levels (``Syntax.case_levels``, :func:`_start`):
-there a CASE level is cheap while its selection vectors are large, and a walk step costs three
-array reads. DuckDB's costs, measured per row on 1M rows (CPU time, 2 threads): a top CASE level
-~7 ns, a walk step ~23 ns: reading a constant array ~3.5 ns plus ~0.014 ns per element (the
-constant list is rebuilt for every 2,048-row chunk; from a one-row CTE cross joined it is not),
-reading the row's list ~4 ns, integer arithmetic ~2 ns per operator. Spark gained nothing from the
-top CASE (7.4 vs 7.2 s, 5.6 vs 5.8 s with whole-stage code generation off): it walks from the root.
-Prototyped, not adopted: each step unrolled as a stage of its own with per-level arrays in heap
-order (no ``left`` array) scored 100 depth-8 trees in ~7.9 s against ~10.4 s for the same walk as
-``list_reduce``; unrolled but with whole-tree arrays, or with the arrays cross joined, 8.2-10.6 s.
-DuckDB 2.0.0 (same forest, 1M rows, CPU per tree and row): a walk step ~15 ns; CASE levels ~5.5 ns
-each over the top 3, then ~14, ~20 and ~35 ns for levels 4, 5 and 6 (each CASE node costs ~1.8 us
-per 2,048-row chunk, and a level has twice the nodes of the one above); the per-level heap layout
-5.95 s against 6.4 s, and with its arrays cross joined 7.4 s. A step is two constant-array reads
-(~2.6 ns each for 64 elements, ~4 ns for 256), a read of the row's list and a comparison: the
-query spends ~1.7 s of CPU on the top CASE, ~7.5 s on 5 steps and ~0.6 s on the sums, so no layout
-of this kind comes near 2x scikit-learn's time (3.6-3.8x in this version's bench runs).
-
-The caller picks leaf outputs from arrays indexed by node with the walk as index. A walk feeding
-several outputs is a column one stage ahead (``Syntax.ahead``), or in the bare form a value bound
-once: the SQL is half the size, and Spark scored a 100-tree forest on 200k rows in 7.2 s instead
-of 14-15 s with the walk written once per output (the bare form: 22.2 s to 11.5 s, 5.8 s with
-whole-stage code generation off). Nothing here recurses. Only numeric splits; other trees keep
-the CASE form. Each engine's spelling is a :class:`Syntax`.
+In DuckDB the walk starts from a CASE over the top levels (``Syntax.case_levels``, :func:`_start`),
+where a CASE level is cheaper than a walk step; Spark walks from the root. The caller picks leaf
+outputs from arrays indexed by node with the walk as index; a walk feeding several outputs is a
+column one stage ahead (``Syntax.ahead``), or in the bare form a value bound once. Nothing here
+recurses. Only numeric splits; other trees keep the CASE form. Each engine's spelling is a
+:class:`Syntax`. Costs per step and level, and the layouts tried: docs/engines.md ("The tree walk").
 """
 
 from __future__ import annotations
