@@ -80,8 +80,8 @@ def to_sql(obj: Any, *, dialect: str = "sqlite", table: str | None = None, key: 
     if name is not None and (not isinstance(name, str) or form not in ("view", "function", "dbt")):
         raise ExportError("a name (--name) applies to --form view, function or dbt")
 
-    def query(o, *, table, key, proba):
-        return build(o, d, table=table, key=key, proba=proba) + ("\n" if table is not None else "")
+    def query(o, *, table, key, proba, dialect=None):
+        return build(o, dialect or d, table=table, key=key, proba=proba) + ("\n" if table is not None else "")
 
     if form == "dbt":
         return dbt_files(obj, build=query, literal=d.string, dialect=d.name, table=table, key=key, proba=bool(proba), name=name)

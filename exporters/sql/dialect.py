@@ -68,6 +68,7 @@ class Dialect:
     bind: Callable[..., str] | None = None
     bind_ref: str = "{alias}.{field}"  # how a bound value is read ({index}: its 0-based position)
     bind_untyped: bool = False  # bound results come back untyped (VARIANT): bind class indexes
+    bind_class_sums: bool = False  # a bare k-class (k > 2) average or vote binds its class sums once
     # ``{first}`` plus ``{terms}`` (comma-separated) left to right, as a fold over a flat list with
     # lambda variables ``{acc}``, ``{x}``: long bare sums, and every stage's sum (an optimizer that
     # merges the stages then nests one fold per stage, not one ``+`` per term)

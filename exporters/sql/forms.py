@@ -8,7 +8,7 @@ is data (:data:`FORMS`); a dialect without a form says why in one line (``refuse
 
 Function parameters are named ``p1..pn`` (feature names may be anything; a comment maps them):
 the scalar body is the bare expression of the source with its features renamed to the
-parameters; a table function's body is the SELECT form over a one-row CTE that names the
+parameters (PostgreSQL: one PostgreSQL inlines, :mod:`inlinable`); a table function's body is the SELECT form over a one-row CTE that names the
 parameters as the features. Every value is CAST to the declared return type.
 """
 
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from rulekit.errors import ExportError
 from rulekit.exporters.sql.dialect import Dialect
+from rulekit.exporters.sql.inlinable import Helpers
 from rulekit.exporters.sql.names import PREDICTION, PROBA_PREFIX
 from rulekit.ir.model import Model
 from rulekit.rename import rename_features
@@ -214,10 +215,17 @@ def wrap(obj, d: Dialect, *, form: str, build, table: str | None, key: str | Non
     ret = _label_type(f, obj)
     comment = _mapping_comment(d, obj, params)
     if not proba and f.scalar is not None:
-        body = build(_renamed(obj, {ft.name: p for ft, p in zip(obj.features, params)}), table=None, key=None,
-                     proba=False)
+        renamed = _renamed(obj, {ft.name: p for ft, p in zip(obj.features, params)})
+        if d.name == "postgres":  # an inlinable body: plain sums, helpers for what reads them twice
+            helpers = Helpers(d, name or default_name(obj, form, None), ret,
+                              f.create_replace if replace else f.create, lambda t: _quoted_body(f.quote, t, d))
+            body = build(renamed, table=None, key=None, proba=False, dialect=helpers.dialect())
+            head = "".join(helpers.statements)
+        else:
+            body, head = build(renamed, table=None, key=None, proba=False), ""
         q, body = _quoted_body(f.quote, body, d)
-        return comment + f.scalar.format(create=create, name=qname, params=signature, ret=ret, body=body, q=q)
+        return comment + head + f.scalar.format(create=create, name=qname, params=signature, ret=ret, body=body,
+                                                q=q)
     if proba and "proba" in refuse:
         raise ExportError(refuse["proba"])
     if f.table is None:

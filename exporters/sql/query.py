@@ -281,6 +281,8 @@ def _inline(spec: Spec, d: Dialect, names: Names) -> str:
                 return [(k, [v[k] for v in u.vec]) for k in range(K)]
         n = num(float(len(spec.units)))
         sums = _inline_sums(binder, spec, K, terms, [None] * K)
+        if d.bind_class_sums and d.bind is not None and K > 2:  # argmax reads each sum k - 1 times
+            sums = binder.bind("s", sums)
         return binder.label(lambda marks: argmax([f"({a} / {n})" for a in sums], marks), labels)
     c = spec.combiner
     if spec.kind == "sum" and c.link == "sigmoid" and c.n_outputs == 1:

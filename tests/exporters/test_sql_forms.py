@@ -9,6 +9,8 @@ forms are parsed by sqlglot; refusals are one clear ExportError.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import sqlglot
 
@@ -86,6 +88,8 @@ def test_function(engine, name, rules, request, unique_name):
         compare(obj, data, rows, proba=False, where=f"{engine} function")
     finally:
         execute(conn, engine, f"{drop} IF EXISTS {d.ident(fn)}")
+        for helper in re.findall(r'^CREATE FUNCTION ("[^"]*_rk\d+")\(', sql, flags=re.M)[::-1]:  # PostgreSQL
+            execute(conn, engine, f"DROP FUNCTION IF EXISTS {helper}")
         _drop(conn, engine, unique_name)
 
 
