@@ -17,9 +17,11 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from rulekit.lsp import completion, edits
+from rulekit.lsp.passes import SMALL_CHARS, TwoPass
 from rulekit.lsp.analysis import Analysis, Span, analyse, feature_at
 from rulekit.lsp.hover import hover_text
 from rulekit.lsp.positions import line_column, position, span_range
+from rulekit.dsl.diagnostics import source_lines
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +31,12 @@ class RulesServer(LanguageServer):
         super().__init__("rulekit", _version())
         self.analyses: dict[str, Analysis] = {}
         self.last_good: dict = {}  # uri -> the last rule base that parsed (completion while typing)
+        self.two_pass = TwoPass(self.publish_found)
+
+    def publish_found(self, uri: str, text: str, found) -> None:
+        lines = source_lines(text)
+        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+            uri=uri, diagnostics=[_diagnostic_at(lines, d) for d in found]))
 
     def analysis(self, uri: str) -> Analysis | None:
         """The analysis of a document's latest text (None for a document the client never opened)."""
@@ -68,12 +76,27 @@ server = RulesServer()
 
 
 def _diagnostic(a: Analysis, d) -> lsp.Diagnostic:
+    return _diagnostic_at(a.lines, d)
+
+
+def _diagnostic_at(lines: list[str], d) -> lsp.Diagnostic:
     sev = lsp.DiagnosticSeverity.Error if d.severity == "error" else lsp.DiagnosticSeverity.Warning
-    return lsp.Diagnostic(range=span_range(a.lines, Span(d.line, d.column, d.width)), message=d.message,
+    return lsp.Diagnostic(range=span_range(lines, Span(d.line, d.column, d.width)), message=d.message,
                           severity=sev, source="rulekit")
 
 
 def _publish(ls: RulesServer, uri: str) -> None:
+    """Small documents: the full check now. Big ones: the edit's own findings now (when the first
+    pass can answer), the full check when the document has been quiet (:mod:`rulekit.lsp.passes`)."""
+    try:
+        text = ls.workspace.get_text_document(uri).source
+    except Exception:
+        return
+    if len(text) >= SMALL_CHARS:
+        quick = ls.two_pass.changed(uri, text)
+        if quick is not None:
+            ls.publish_found(uri, text, quick)
+        return
     a = ls.analysis(uri)
     if a is None:
         return
@@ -99,6 +122,7 @@ def did_close(ls: RulesServer, params: lsp.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.analyses.pop(uri, None)
     ls.last_good.pop(uri, None)
+    ls.two_pass.closed(uri)
     ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
@@ -195,5 +219,8 @@ def code_action(ls: RulesServer, params: lsp.CodeActionParams):
 def main() -> int:
     """Serve on stdin/stdout until the client says exit."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    server.start_io()
+    try:
+        server.start_io()
+    finally:
+        server.two_pass.shutdown()
     return 0

@@ -1,0 +1,158 @@
+"""Incremental diagnostics: the findings one edit can cause, from re-parsing only the rules it touched.
+
+A text is split into its header (every line before the first rule) and rule chunks (a rule's first
+line up to the next statement). Each chunk is parsed on its own behind the header, so its syntax
+errors, errors of meaning (unknown feature, value outside a domain, class not known) and per-rule
+lint (tests that exclude each other, implied or always-true tests, a condition that holds everywhere,
+bad conclusions) are those ``rulekit check`` reports for it. Results are cached by chunk text, so an
+edit re-parses only the chunks it changed. Whole-base findings (shadowed, duplicate, overlapping
+rules, gaps, the default) need the full check (:func:`full`), which the server runs in a second pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rulekit import dsl
+from rulekit.dsl import lint
+from rulekit.dsl.build import MAX_ERRORS
+from rulekit.dsl.diagnostics import Diagnostic, make
+from rulekit.dsl.parser import _STMT_START
+from rulekit.rules import boxes
+
+_HEADER_WORDS = ("rulebase", "target", "feature", "semantics", "precision", "combiner", "default", "group")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    line: int  # first line (from 1)
+    text: str
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """A chunk's diagnostics with lines counted from the chunk's first line (0 = its first line)."""
+
+    errors: tuple[Diagnostic, ...]
+    findings: tuple[Diagnostic, ...]
+
+
+def split(text: str) -> tuple[str, int, list[Chunk]] | None:
+    """(header text, header line count, rule chunks), or None when a header statement follows a rule
+    (then only the full check is exact)."""
+    lines = text.split("\n")
+    starts: list[int] = []
+    for n, line in enumerate(lines):
+        m = _STMT_START.match(line)
+        if m is None:
+            continue
+        if m.group(0).strip() in _HEADER_WORDS:  # the parser reads a header word first, as here
+            if starts:
+                return None
+            continue
+        starts.append(n)
+    if not starts or starts[0] == 0:
+        return None
+    h = starts[0]
+    chunks = [Chunk(s + 1, "\n".join(lines[s:e])) for s, e in zip(starts, starts[1:] + [len(lines)])]
+    return "\n".join(lines[:h]), h, chunks
+
+
+def header_errors(header: str, file: str) -> list[Diagnostic]:
+    return list(dsl.parse(header, file=file).errors)
+
+
+def chunk_result(header: str, h: int, chunk: Chunk, file: str) -> ChunkResult:
+    """Parse ``chunk`` behind ``header`` (``h`` lines) and lint its one rule on its own."""
+    parsed = dsl.parse(header + "\n" + chunk.text, file=file)
+    errors = tuple(_shift(d, -h - 1) for d in parsed.errors if d.line > h)
+    findings: tuple[Diagnostic, ...] = ()
+    if parsed.rulebase is not None and len(parsed.rulebase.rules) == 1:
+        kept = [f for f in lint.lint(parsed.rulebase, parsed.rule_pos) if f.rule == 0]
+        lines = parsed.lines_of()
+        out = []
+        for f in kept:
+            if f.literal is not None and f.literal < len(parsed.literal_pos[0]):
+                line, col, width = parsed.literal_pos[0][f.literal]
+            else:
+                (line, col), width = parsed.rule_pos[0], 1
+            out.append(_shift(make(lines, file, line, col, f.message, width=width, severity=f.severity), -h - 1))
+        findings = tuple(out)
+    return ChunkResult(errors, findings)
+
+
+def _shift(d: Diagnostic, by: int) -> Diagnostic:
+    return d.model_copy(update={"line": d.line + by})
+
+
+class Incremental:
+    """One document's chunk cache; :meth:`local` answers the diagnostics of a new text from it.
+
+    The cache holds only the chunks of the latest text (memory stays bounded over any number of
+    edits) and is dropped when the header or file name changes."""
+
+    def __init__(self, file: str, max_new: int = 64):
+        self.file = file
+        self.max_new = max_new
+        self.header: str | None = None
+        self.known: dict[str, ChunkResult] = {}
+
+    def seed(self, header: str, known: dict[str, ChunkResult]) -> None:
+        if header != self.header:
+            self.header, self.known = header, {}
+        self.known.update(known)
+
+    def local(self, text: str) -> list[Diagnostic] | None:
+        """Errors (all of them, as the full check gives them) or else the per-rule findings; None
+        when this text needs more than ``max_new`` chunks parsed (then only the full check answers)."""
+        cut = split(text)
+        if cut is None:
+            return None
+        header, h, chunks = cut
+        if header != self.header:
+            self.header, self.known = header, {}
+        new = {c.text for c in chunks if c.text not in self.known}
+        if len(new) > self.max_new:
+            return None
+        try:
+            for c in chunks:
+                if c.text in new and c.text not in self.known:
+                    self.known[c.text] = chunk_result(header, h, c, self.file)
+        finally:
+            boxes.forget_boxes()
+        self.known = {c.text: self.known[c.text] for c in chunks}
+        errors = header_errors(header, self.file)
+        findings: list[Diagnostic] = []
+        for c in chunks:
+            r = self.known[c.text]
+            errors.extend(_shift(d, c.line) for d in r.errors)
+            findings.extend(_shift(d, c.line) for d in r.findings)
+        if errors:
+            errors.sort(key=lambda d: (d.line, d.column))
+            return errors[:MAX_ERRORS]
+        return findings
+
+
+def full(text: str, file: str) -> list[Diagnostic]:
+    """Exactly ``rulekit check``'s diagnostics for ``text``."""
+    parsed = dsl.parse(text, file=file)
+    return list(parsed.errors) or lint.diagnostics(parsed)
+
+
+def full_and_chunks(text: str, file: str) -> tuple[list[Diagnostic], str | None, dict[str, ChunkResult]]:
+    """The full check and every chunk's result (run in a worker process: it seeds the cache)."""
+    try:
+        found = full(text, file)
+    finally:
+        boxes.forget_boxes()
+    cut = split(text)
+    if cut is None:
+        return found, None, {}
+    header, h, chunks = cut
+    known = {}
+    for c in chunks:
+        if c.text not in known:
+            known[c.text] = chunk_result(header, h, c, file)
+    boxes.forget_boxes()
+    return found, header, known
+
