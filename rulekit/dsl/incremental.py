@@ -31,10 +31,15 @@ class Chunk:
 
 @dataclass(frozen=True)
 class ChunkResult:
-    """A chunk's diagnostics with lines counted from the chunk's first line (0 = its first line)."""
+    """A chunk's diagnostics with lines counted from the chunk's first line (0 = its first line).
+
+    ``boundary``: errors the parse gave at the start of the next chunk's first line when it was read
+    behind this one (an unfinished rule is reported where the next rule starts); those the next chunk
+    does not give on its own belong to this one."""
 
     errors: tuple[Diagnostic, ...]
     findings: tuple[Diagnostic, ...]
+    boundary: tuple[Diagnostic, ...] = ()
 
 
 def split(text: str) -> tuple[str, int, list[Chunk]] | None:
@@ -62,23 +67,39 @@ def header_errors(header: str, file: str) -> list[Diagnostic]:
     return list(dsl.parse(header, file=file).errors)
 
 
-def chunk_result(header: str, h: int, chunk: Chunk, file: str) -> ChunkResult:
-    """Parse ``chunk`` behind ``header`` (``h`` lines) and lint its one rule on its own."""
-    parsed = dsl.parse(header + "\n" + chunk.text, file=file)
-    errors = tuple(_shift(d, -h - 1) for d in parsed.errors if d.line > h)
+def chunk_result(header: str, h: int, chunk: Chunk, after: str | None, file: str) -> ChunkResult:
+    """Parse ``chunk`` behind ``header`` (``h`` lines) and before the next chunk's text ``after``,
+    and lint its one rule on its own."""
+    n = chunk.text.count("\n") + 1
+    first = None if after is None else after.split("\n", 1)[0]
+    tail = "" if first is None else "\n" + first
+    parsed = dsl.parse(header + "\n" + chunk.text + tail, file=file)
+    errors = tuple(_shift(d, -h - 1) for d in parsed.errors if h < d.line <= h + n)
+    start = 0 if first is None else len(first) - len(first.lstrip(" \t\f\ufeff")) + 1
+    boundary = tuple(_shift(d, -h - 1 - n) for d in parsed.errors if d.line == h + n + 1 and d.column == start)
     findings: tuple[Diagnostic, ...] = ()
-    if parsed.rulebase is not None and len(parsed.rulebase.rules) == 1:
-        kept = [f for f in lint.lint(parsed.rulebase, parsed.rule_pos) if f.rule == 0]
-        lines = parsed.lines_of()
+    alone = parsed if after is None else dsl.parse(header + "\n" + chunk.text, file=file)
+    if not errors and alone.rulebase is not None and len(alone.rulebase.rules) == 1:
+        lines = alone.lines_of()
         out = []
-        for f in kept:
-            if f.literal is not None and f.literal < len(parsed.literal_pos[0]):
-                line, col, width = parsed.literal_pos[0][f.literal]
+        for f in lint.lint(alone.rulebase, alone.rule_pos):
+            if f.rule != 0:
+                continue
+            if f.literal is not None and f.literal < len(alone.literal_pos[0]):
+                line, col, width = alone.literal_pos[0][f.literal]
             else:
-                (line, col), width = parsed.rule_pos[0], 1
+                (line, col), width = alone.rule_pos[0], 1
             out.append(_shift(make(lines, file, line, col, f.message, width=width, severity=f.severity), -h - 1))
         findings = tuple(out)
-    return ChunkResult(errors, findings)
+    return ChunkResult(errors, findings, boundary)
+
+
+def _keys(chunks: list[Chunk]) -> list[tuple[str, str | None]]:
+    return [(c.text, chunks[i + 1].text if i + 1 < len(chunks) else None) for i, c in enumerate(chunks)]
+
+
+def _key(d: Diagnostic) -> tuple:
+    return d.line, d.column, d.width, d.message, d.severity
 
 
 def _shift(d: Diagnostic, by: int) -> Diagnostic:
@@ -95,9 +116,9 @@ class Incremental:
         self.file = file
         self.max_new = max_new
         self.header: str | None = None
-        self.known: dict[str, ChunkResult] = {}
+        self.known: dict[tuple[str, str | None], ChunkResult] = {}
 
-    def seed(self, header: str, known: dict[str, ChunkResult]) -> None:
+    def seed(self, header: str, known: dict[tuple[str, str | None], ChunkResult]) -> None:
         if header != self.header:
             self.header, self.known = header, {}
         self.known.update(known)
@@ -111,22 +132,26 @@ class Incremental:
         header, h, chunks = cut
         if header != self.header:
             self.header, self.known = header, {}
-        new = {c.text for c in chunks if c.text not in self.known}
-        if len(new) > self.max_new:
+        keys = _keys(chunks)
+        if sum(k not in self.known for k in keys) > self.max_new:
             return None
         try:
-            for c in chunks:
-                if c.text in new and c.text not in self.known:
-                    self.known[c.text] = chunk_result(header, h, c, self.file)
+            for c, k in zip(chunks, keys):
+                if k not in self.known:
+                    self.known[k] = chunk_result(header, h, c, k[1], self.file)
         finally:
             boxes.forget_boxes()
-        self.known = {c.text: self.known[c.text] for c in chunks}
+        self.known = {k: self.known[k] for k in keys}
         errors = header_errors(header, self.file)
         findings: list[Diagnostic] = []
-        for c in chunks:
-            r = self.known[c.text]
+        for i, (c, k) in enumerate(zip(chunks, keys)):
+            r = self.known[k]
             errors.extend(_shift(d, c.line) for d in r.errors)
             findings.extend(_shift(d, c.line) for d in r.findings)
+            if r.boundary:
+                own = {_key(d) for d in self.known[keys[i + 1]].errors}
+                nxt = chunks[i + 1].line
+                errors.extend(_shift(d, nxt) for d in r.boundary if _key(d) not in own)
         if errors:
             errors.sort(key=lambda d: (d.line, d.column))
             return errors[:MAX_ERRORS]
@@ -139,7 +164,7 @@ def full(text: str, file: str) -> list[Diagnostic]:
     return list(parsed.errors) or lint.diagnostics(parsed)
 
 
-def full_and_chunks(text: str, file: str) -> tuple[list[Diagnostic], str | None, dict[str, ChunkResult]]:
+def full_and_chunks(text: str, file: str) -> tuple[list[Diagnostic], str | None, dict[tuple[str, str | None], ChunkResult]]:
     """The full check and every chunk's result (run in a worker process: it seeds the cache)."""
     try:
         found = full(text, file)
@@ -150,9 +175,9 @@ def full_and_chunks(text: str, file: str) -> tuple[list[Diagnostic], str | None,
         return found, None, {}
     header, h, chunks = cut
     known = {}
-    for c in chunks:
-        if c.text not in known:
-            known[c.text] = chunk_result(header, h, c, file)
+    for c, k in zip(chunks, _keys(chunks)):
+        if k not in known:
+            known[k] = chunk_result(header, h, c, k[1], file)
     boxes.forget_boxes()
     return found, header, known
 
