@@ -142,7 +142,8 @@ MISSING_RULE = (
 # --- many boundaries at once ----------------------------------------------------------------------
 
 
-def _f32_floor_array(t: np.ndarray) -> np.ndarray:
+def f32_floor_array(t: np.ndarray) -> np.ndarray:
+    """:func:`f32_floor` of each float64 in ``t`` (as float64 values; -inf below the float32 range)."""
     with np.errstate(over="ignore"):
         g = t.astype(np.float32)
         g = np.where(g.astype(np.float64) > t, np.nextafter(g, np.float32(-np.inf)), g)
@@ -150,7 +151,7 @@ def _f32_floor_array(t: np.ndarray) -> np.ndarray:
 
 
 def _f32_le_boundary_array(t: np.ndarray) -> np.ndarray:
-    f = _f32_floor_array(t)
+    f = f32_floor_array(t)
     with np.errstate(over="ignore", invalid="ignore"):
         up = np.nextafter(f.astype(np.float32), np.float32(np.inf)).astype(np.float64)
         m = (f + up) / 2.0
@@ -171,7 +172,7 @@ def boundary_array(op: Op, t: np.ndarray, precision: Precision) -> np.ndarray:
     if precision == "float64":
         return t.copy() if op == "<=" else np.nextafter(t, -np.inf)
     if op == "<":
-        g = _f32_floor_array(t)
+        g = f32_floor_array(t)
         with np.errstate(over="ignore"):
             below = np.nextafter(g.astype(np.float32), np.float32(-np.inf)).astype(np.float64)
         t = np.where(g == t, below, g)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import helper, numpy_helper
 
+from rulekit import semantics
 from rulekit.errors import ExportError
 
 from .flatten import LEQ, MEMBER, Forest
@@ -26,16 +27,11 @@ F32_EXACT_INT = 2**24
 
 
 def f32_floor(values: np.ndarray) -> np.ndarray:
-    """Largest float32 <= each value (vectorized :func:`rulekit.semantics.f32_round_down`).
+    """Largest float32 <= each value, as float32 (:func:`rulekit.semantics.f32_floor_array`).
 
     For a float32 input ``x``, ``x <= b`` holds iff ``x <= f32_floor(b)``: never round to nearest.
     """
-    values = np.asarray(values, dtype=np.float64)
-    with np.errstate(over="ignore"):
-        f = values.astype(np.float32)
-    up = f.astype(np.float64) > values
-    f[up] = np.nextafter(f[up], np.float32(-np.inf))
-    return f
+    return semantics.f32_floor_array(np.asarray(values, dtype=np.float64)).astype(np.float32)
 
 
 def thresholds(forest: Forest, dtype: np.dtype, round32: bool = False) -> np.ndarray:
