@@ -71,9 +71,8 @@ FORMS: dict[str, Forms] = {
     "spark": Forms(
         double="DOUBLE", text="STRING", integer="BIGINT", boolean="BOOLEAN",
         scalar="{create} {name}({params})\nRETURNS {ret}\nRETURN CAST({body} AS {ret});\n",
-        create="CREATE TEMPORARY FUNCTION", create_replace="CREATE OR REPLACE TEMPORARY FUNCTION",
-        refuse={"proba": "Spark SQL table functions are not written by rulekit: use --form view (or select) "
-                         "for probabilities"}),
+        table="{create} {name}({params})\nRETURNS TABLE({columns})\nRETURN\n{query};\n",
+        create="CREATE TEMPORARY FUNCTION", create_replace="CREATE OR REPLACE TEMPORARY FUNCTION"),
     "bigquery": Forms(
         double="FLOAT64", text="STRING", integer="INT64", boolean="BOOL",
         scalar="{create} {name}({params})\nRETURNS {ret} AS (\nCAST({body} AS {ret}));\n",
