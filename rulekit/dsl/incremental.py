@@ -164,13 +164,14 @@ def full(text: str, file: str) -> list[Diagnostic]:
     return list(parsed.errors) or lint.diagnostics(parsed)
 
 
-def full_and_chunks(text: str, file: str) -> tuple[list[Diagnostic], str | None, dict[tuple[str, str | None], ChunkResult]]:
-    """The full check and every chunk's result (run in a worker process: it seeds the cache)."""
+def full_and_chunks(text: str, file: str, chunks_too: bool = True) -> tuple[list[Diagnostic], str | None, dict[tuple[str, str | None], ChunkResult]]:
+    """The full check and (``chunks_too``) every chunk's result (run in a worker process: it seeds
+    the first pass's cache)."""
     try:
         found = full(text, file)
     finally:
         boxes.forget_boxes()
-    cut = split(text)
+    cut = split(text) if chunks_too else None
     if cut is None:
         return found, None, {}
     header, h, chunks = cut

@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 SMALL_CHARS = 40_000
 DEBOUNCE = 0.25
 
-Publish = Callable[[str, str, list[Diagnostic]], None]  # (uri, text checked, diagnostics)
+Publish = Callable[[str, str, list[Diagnostic], int | None], None]  # (uri, text checked, found, version)
 
 
 class TwoPass:
@@ -36,6 +36,8 @@ class TwoPass:
         self.publish = publish
         self.caches: dict[str, incremental.Incremental] = {}
         self.latest: dict[str, str] = {}
+        self.versions: dict[str, int | None] = {}
+        self.unseeded: set[str] = set()  # documents whose first pass could not answer: seed them
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self.running: set[str] = set()
         self._pool: ProcessPoolExecutor | None = None
@@ -45,18 +47,23 @@ class TwoPass:
             self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         return self._pool
 
-    def changed(self, uri: str, text: str) -> list[Diagnostic] | None:
+    def changed(self, uri: str, text: str, version: int | None = None) -> list[Diagnostic] | None:
         """The first pass's diagnostics for ``text`` (None when it cannot answer), and the full check
         scheduled."""
         self.latest[uri] = text
+        self.versions[uri] = version
         cache = self.caches.setdefault(uri, incremental.Incremental(uri))
         quick = cache.local(text)
+        if quick is None:
+            self.unseeded.add(uri)
         self._schedule(uri)
         return quick
 
     def closed(self, uri: str) -> None:
         self.caches.pop(uri, None)
         self.latest.pop(uri, None)
+        self.versions.pop(uri, None)
+        self.unseeded.discard(uri)
         t = self.timers.pop(uri, None)
         if t is not None:
             t.cancel()
@@ -78,7 +85,9 @@ class TwoPass:
         if text is None or uri in self.running:
             return  # a check is under way: its end starts the next one when the text moved on
         self.running.add(uri)
-        fut = asyncio.get_event_loop().run_in_executor(self.pool(), incremental.full_and_chunks, text, uri)
+        seed = uri in self.unseeded
+        self.unseeded.discard(uri)
+        fut = asyncio.get_event_loop().run_in_executor(self.pool(), incremental.full_and_chunks, text, uri, seed)
         fut.add_done_callback(lambda f: self._done(uri, text, f))
 
     def _done(self, uri: str, text: str, fut) -> None:
@@ -88,6 +97,7 @@ class TwoPass:
         except Exception:  # a dead worker: start afresh next time
             log.exception("rulekit lsp: full check failed")
             self._pool = None
+            self.unseeded.add(uri)
             return
         cache = self.caches.get(uri)
         if cache is None:
@@ -95,6 +105,6 @@ class TwoPass:
         if header is not None:
             cache.seed(header, known)
         if self.latest.get(uri) == text:
-            self.publish(uri, text, found)
+            self.publish(uri, text, found, self.versions.get(uri))
         elif uri not in self.timers:
             self._start(uri)

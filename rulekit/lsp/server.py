@@ -33,10 +33,10 @@ class RulesServer(LanguageServer):
         self.last_good: dict = {}  # uri -> the last rule base that parsed (completion while typing)
         self.two_pass = TwoPass(self.publish_found)
 
-    def publish_found(self, uri: str, text: str, found) -> None:
+    def publish_found(self, uri: str, text: str, found, version: int | None = None) -> None:
         lines = source_lines(text)
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
-            uri=uri, diagnostics=[_diagnostic_at(lines, d) for d in found]))
+            uri=uri, diagnostics=[_diagnostic_at(lines, d) for d in found], version=version))
 
     def analysis(self, uri: str) -> Analysis | None:
         """The analysis of a document's latest text (None for a document the client never opened)."""
@@ -89,13 +89,14 @@ def _publish(ls: RulesServer, uri: str) -> None:
     """Small documents: the full check now. Big ones: the edit's own findings now (when the first
     pass can answer), the full check when the document has been quiet (:mod:`rulekit.lsp.passes`)."""
     try:
-        text = ls.workspace.get_text_document(uri).source
+        doc = ls.workspace.get_text_document(uri)
+        text, version = doc.source, doc.version
     except Exception:
         return
     if len(text) >= SMALL_CHARS:
-        quick = ls.two_pass.changed(uri, text)
+        quick = ls.two_pass.changed(uri, text, version)
         if quick is not None:
-            ls.publish_found(uri, text, quick)
+            ls.publish_found(uri, text, quick, version)
         return
     a = ls.analysis(uri)
     if a is None:
