@@ -23,7 +23,7 @@ from rulekit.rules import boxes
 _HEADER_WORDS = ("rulebase", "target", "feature", "semantics", "precision", "combiner", "default", "group")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Chunk:
     line: int  # first line (from 1)
     text: str
@@ -45,22 +45,22 @@ class ChunkResult:
 def split(text: str) -> tuple[str, int, list[Chunk]] | None:
     """(header text, header line count, rule chunks), or None when a header statement follows a rule
     (then only the full check is exact)."""
-    lines = text.split("\n")
-    starts: list[int] = []
-    for n, line in enumerate(lines):
-        m = _STMT_START.match(line)
-        if m is None:
-            continue
+    starts: list[int] = []  # offsets of the lines that start rules
+    for m in _STMT_START.finditer(text):
         if m.group(0).strip() in _HEADER_WORDS:  # the parser reads a header word first, as here
             if starts:
                 return None
             continue
-        starts.append(n)
+        starts.append(m.start())
     if not starts or starts[0] == 0:
         return None
-    h = starts[0]
-    chunks = [Chunk(s + 1, "\n".join(lines[s:e])) for s, e in zip(starts, starts[1:] + [len(lines)])]
-    return "\n".join(lines[:h]), h, chunks
+    chunks, line, prev = [], text.count("\n", 0, starts[0]) + 1, starts[0]
+    h = line - 1
+    for s, e in zip(starts, starts[1:] + [len(text) + 1]):
+        line += text.count("\n", prev, s)
+        prev = s
+        chunks.append(Chunk(line, text[s:e - 1]))
+    return text[:starts[0] - 1], h, chunks
 
 
 def header_errors(header: str, file: str) -> list[Diagnostic]:
