@@ -14,6 +14,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable
 
@@ -27,6 +30,16 @@ SMALL_CHARS = 40_000
 DEBOUNCE = 0.25
 
 Publish = Callable[[str, str, list[Diagnostic], int | None], None]  # (uri, text checked, found, version)
+
+
+def _leave_with_parent(parent: int) -> None:
+    """In the worker: exit when the server is gone (an editor may kill it without a shutdown)."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 class TwoPass:
@@ -44,7 +57,8 @@ class TwoPass:
 
     def pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_leave_with_parent, initargs=(os.getpid(),))
         return self._pool
 
     def changed(self, uri: str, text: str, version: int | None = None) -> list[Diagnostic] | None:

@@ -68,3 +68,39 @@ async def test_big_document_first_pass_then_the_full_check(client: LanguageClien
     want = _check_findings(shadow)
     assert any("comes first" in m for *_, m in want)
     assert await _until(client, want) == want
+
+
+@pytest.mark.slow
+def test_the_worker_leaves_when_the_server_is_killed():
+    import os
+    import sys
+    import time
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import bench_lsp
+
+    c = bench_lsp.Client()
+    try:
+        c.send("initialize", {"processId": None, "rootUri": None, "capabilities": {}}, request=True)
+        c.wait(id_=c.next_id)
+        c.send("initialized", {})
+        c.send("textDocument/didOpen", {"textDocument": {"uri": bench_lsp.URI, "languageId": "rules",
+                                                         "version": 1, "text": bench_lsp.make_text(500)}})
+        c.wait("textDocument/publishDiagnostics", version=1)  # the worker ran the full check
+        kids = bench_lsp._children(c.proc.pid)
+        assert kids
+    finally:
+        c.proc.kill()
+        c.proc.wait()
+
+    def alive(pid):
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+        except OSError:
+            return False
+
+    end = time.monotonic() + 10
+    while time.monotonic() < end and any(alive(k) for k in kids):
+        time.sleep(0.2)
+    assert not any(alive(k) for k in kids), [os.getpid(), kids]
