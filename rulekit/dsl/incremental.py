@@ -146,8 +146,10 @@ class Incremental:
         findings: list[Diagnostic] = []
         for i, (c, k) in enumerate(zip(chunks, keys)):
             r = self.known[k]
-            errors.extend(_shift(d, c.line) for d in r.errors)
-            findings.extend(_shift(d, c.line) for d in r.findings)
+            if r.errors:
+                errors.extend(_shift(d, c.line) for d in r.errors)
+            if r.findings and len(findings) < lint.MAX_FINDINGS:  # the check keeps as many, by line
+                findings.extend(_shift(d, c.line) for d in r.findings)
             if r.boundary:
                 own = {_key(d) for d in self.known[keys[i + 1]].errors}
                 nxt = chunks[i + 1].line
@@ -155,7 +157,7 @@ class Incremental:
         if errors:
             errors.sort(key=lambda d: (d.line, d.column))
             return errors[:MAX_ERRORS]
-        return findings
+        return findings[:lint.MAX_FINDINGS]
 
 
 def full(text: str, file: str) -> list[Diagnostic]:
