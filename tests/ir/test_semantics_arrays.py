@@ -42,6 +42,10 @@ def test_boundary_array_takes_lists_and_float32_arrays():
     want = [semantics.boundary("<=", float(t), "float32") for t in ts]
     assert semantics.boundary_array("<=", ts, "float32").tolist() == want
     assert semantics.boundary_array("<=", [0.1, 0.3], "float64").tolist() == [0.1, 0.3]
+    for op in ("<=", "<"):  # float32 input, float64 tests: the boundaries are doubles
+        got = semantics.boundary_array(op, ts, "float64")
+        assert got.dtype == np.float64
+        assert got.tolist() == [semantics.boundary(op, float(t), "float64") for t in ts]
 
 
 def test_boundary_array_refuses_nan_thresholds_and_unknown_operators():
