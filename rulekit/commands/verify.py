@@ -47,7 +47,15 @@ from rulekit.exporters.sql import float32 as sql_float32
 from rulekit.ir.data import to_matrix
 from rulekit.ir.float32 import float64_sum_bound
 from rulekit.probe import probe_matrix, source_thresholds
-from rulekit.table import Table, check_columns, fill_unused, from_matrix, located, n_rows, read_csv
+from rulekit.table import (
+    Table,
+    check_columns,
+    fill_unused,
+    from_matrix,
+    located,
+    n_rows,
+    read_csv,
+)
 from rulekit.usage import used_features
 
 DEFAULT_BACKENDS = ("python", "python-batch", "sqlite", "duckdb", "postgres", "mysql", "onnx",
