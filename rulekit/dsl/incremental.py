@@ -141,7 +141,8 @@ class Incremental:
                     self.known[k] = chunk_result(header, h, c, k[1], self.file)
         finally:
             boxes.forget_boxes()
-        self.known = {k: self.known[k] for k in keys}
+        if len(self.known) > 2 * len(keys) + 64:  # stale chunks: keep memory bounded, rarely rebuilt
+            self.known = {k: self.known[k] for k in keys}
         errors = header_errors(header, self.file)
         findings: list[Diagnostic] = []
         for i, (c, k) in enumerate(zip(chunks, keys)):
