@@ -9,6 +9,7 @@ fast but wrong form cannot look good. PostgreSQL is skipped with a note when the
 
 from __future__ import annotations
 
+import re
 import time
 
 import numpy as np
@@ -60,6 +61,7 @@ def _postgres(model, names, Z, want):
     from rulekit.export import to_sql
 
     conn = psycopg.connect(PG_DSN, autocommit=True)
+    conn.execute("SET jit = off")  # LLVM spent minutes compiling the 1,000-tree expression (postgres.py)
     cols = ", ".join(f'"{n}" double precision' for n in names)
     conn.execute("DROP TABLE IF EXISTS bench_forms_data")
     conn.execute(f'CREATE TABLE bench_forms_data (id bigint, {cols})')
@@ -69,12 +71,15 @@ def _postgres(model, names, Z, want):
                 copy.write_row((i, *map(float, row)))
     conn.execute("ANALYZE bench_forms_data")
     select = to_sql(model, dialect="postgres", table="bench_forms_data", key="id")
-    conn.execute(to_sql(model, dialect="postgres", form="function", name="bench_forms_score", replace=True))
+    fn_sql = to_sql(model, dialect="postgres", form="function", name="bench_forms_score", replace=True)
+    conn.execute(fn_sql)
     args = ", ".join(f'"{n}"' for n in names)
     t_select, a = _timed(lambda: conn.execute(f"SELECT * FROM ({select}) AS q ORDER BY 1").fetchall())
     t_fn, b = _timed(lambda: conn.execute(
         f"SELECT id, bench_forms_score({args}) FROM bench_forms_data ORDER BY id").fetchall())
     conn.execute("DROP FUNCTION bench_forms_score")
+    for helper in re.findall(r'^CREATE OR REPLACE FUNCTION ("bench_forms_score_rk\d+")\(', fn_sql, flags=re.M)[::-1]:
+        conn.execute(f"DROP FUNCTION {helper}")
     conn.execute("DROP TABLE bench_forms_data")
     conn.close()
     return t_select, t_fn, _agree(a, want), _agree(b, want)
