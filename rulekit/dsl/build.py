@@ -17,7 +17,7 @@ import math
 from lark import Transformer_NonRecursive
 from pydantic import ValidationError
 
-from rulekit.dsl import literals, missing
+from rulekit.dsl import literals, missing, stat_words
 from rulekit.dsl.diagnostics import Diagnostic, make, source_lines
 from rulekit.dsl.grammar import CONDITION_WORDS
 from rulekit.dsl.lexer import Tok
@@ -409,13 +409,25 @@ class Builder(Transformer_NonRecursive):
     def stats(self, c):
         out = {}
         for key, value, tok in c:
+            if key is None:
+                continue
             if key in out:
                 self.err(tok, f"statistic {_nm(key)} is given twice")
             out[key] = value
+        problem = stat_words.resolve(out)
+        if problem is not None:  # at the word 'correct'
+            self.err(next(tok for key, _, tok in c if key == "correct"), problem)
         return out
 
     def stat(self, c):
         return self.text_of(c[0]), self.numbers(c[1:])[0][0], c[0]
+
+    def stat_word(self, c):
+        key = stat_words.word_key(c[1].value)
+        if key is None:
+            self.err(c[1], f"unknown statistic word {c[1].value!r}; the words are "
+                           + ", ".join(repr(w) for w in stat_words.WORDS) + " (or write 'name = number')")
+        return key, self.numbers(c[:1])[0][0], c[1]
 
     # --- conditions: each returns (node, depth), or a _Chain -------------------------------------
     def _depth(self, items):

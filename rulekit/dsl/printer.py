@@ -24,6 +24,7 @@ from rulekit.dsl.build import MAX_DEPTH
 from rulekit.dsl.grammar import CONDITION_WORDS, LABEL_WORDS, NO_WORDS, VALUE_WORDS, all_words
 from rulekit.dsl.literals import name, number, rule_id, typed
 from rulekit.dsl.readable import readable
+from rulekit.dsl.stat_words import stats_text
 from rulekit.errors import ExportError
 from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule, RuleBase
 
@@ -152,7 +153,7 @@ def rule_lines(r: Rule, task: str, classes: tuple | None = None, *, fractions: b
     if r.weight is not None:
         tail += " weight " + number(r.weight)
     if r.stats:
-        tail += " with " + ", ".join(f"{name(k, NO_WORDS)} = {number(v)}" for k, v in r.stats.items())
+        tail += " " + stats_text(r.stats)
     head = prefix + (" " + joiner + " ").join(items)
     if len(head) + len(tail) <= WIDTH:
         lines = [head + tail]

@@ -8,8 +8,10 @@ Two kinds of numbers are treated differently:
   :mod:`rulekit.semantics`): in a float32 base ``x <= 0.800000011920929`` becomes ``x <= 0.8``
   because ``float32(x) <= 0.8`` holds for exactly the same ``x``; where no shorter number is the
   same test the threshold stays as it is. Everything else stays bit-identical.
-* informational statistics (``with n = ..., confidence = ...``) are rounded to 4 significant
-  digits; integer-valued ones (counts) stay whole.
+* informational statistics: only those a reviewer needs are kept (rows covered, errors, training
+  rows: :data:`rulekit.dsl.stat_words.READABLE_KEYS`, printed as ``with 714 rows, 622 correct``),
+  rounded to 4 significant digits; counts stay whole. The rest (laplace, support, lift, fired, ...)
+  is in the exact form (``--exact``, JSON) only.
 
 ``loads(dumps(rb)) == readable(rb)`` and ``readable`` is idempotent; every rule fires on exactly the
 same rows as before.
@@ -25,6 +27,7 @@ import numpy as np
 from rulekit import semantics
 from rulekit.rules.base import Compare, RuleBase
 from rulekit.rules.rewrite import rewrite
+from rulekit.dsl.stat_words import READABLE_KEYS
 
 DIGITS = 4  # significant digits of a statistic
 _NUMERIC_OPS = ("<", "<=", ">", ">=", "=", "!=")
@@ -39,8 +42,8 @@ def readable(rb: RuleBase) -> RuleBase:
     changed = False
     for r in rb.rules:
         cond = _short_condition(r.condition, numeric, rb.precision, memo)
-        stats = {k: (v if (k == "confidence" and weighted and r.weight is None) else round_stat(v))
-                 for k, v in r.stats.items()}
+        stats = {k: (v if k == "confidence" else round_stat(v)) for k, v in r.stats.items()
+                 if k in READABLE_KEYS or (k == "confidence" and weighted and r.weight is None)}
         if cond is not r.condition or stats != r.stats:
             r = r.model_copy(update={"condition": cond, "stats": stats})
             changed = True

@@ -17,11 +17,11 @@ import threading
 from lark import Lark
 
 from rulekit.dsl.diagnostics import RulesSyntaxError
-from rulekit.dsl.grammar import NO_WORDS, grammar_text
+from rulekit.dsl.grammar import grammar_text
 from rulekit.dsl.lexer import RulesLexer, Source
-from rulekit.dsl.literals import name, number
 from rulekit.dsl.parser import parse
 from rulekit.dsl.readable import readable
+from rulekit.dsl.stat_words import stats_text
 from rulekit.rules.base import RuleBase
 
 
@@ -60,10 +60,8 @@ def tokens(text: str) -> tuple[list, list]:
 
 
 def stats_clause(stats: dict[str, float]) -> str:
-    """``with n = 12, e = 1`` as the printer writes it (empty for no statistics)."""
-    if not stats:
-        return ""
-    return "with " + ", ".join(f"{name(k, NO_WORDS)} = {number(v)}" for k, v in stats.items())
+    """``with 12 rows, 11 correct`` as the printer writes it (empty for no statistics)."""
+    return stats_text(stats)
 
 
 def rule_stat_spans(text: str, *, file: str | None = None) -> tuple[RuleBase, list[tuple]]:
