@@ -1,0 +1,52 @@
+"""Issue #18: `rulekit rules` never writes a file its own lint flags. Over the test zoo, the rule base
+written with default and common options (--dnf, --prune-data, vote order, pruning in vote order),
+read back from its text as `rulekit check` reads it, has no lint finding at all."""
+
+from __future__ import annotations
+
+import pytest
+
+from rulekit import dsl
+from rulekit.errors import RulekitError
+from rulekit.rules import to_rules
+from tests import zoo
+
+OPTIONS = ("default", "dnf", "prune", "vote", "prune-vote")
+_SLOW = {"chain_deep"}
+# pruned vote sets overlap with different labels; lint warns on every such overlap today. The
+# decision (docs/lint-and-diff.md): warn only where the overlap changes no outcome or the votes tie;
+# until lint_regions implements it these stay flagged (strict: an unexpected pass is reported).
+_VOTE_OVERLAPS = {("sklearn_tree_multiclass_hostile", "prune-vote"), ("learned_c45_fractional", "prune-vote")}
+
+
+def _cases():
+    for name in zoo.zoo_names():
+        for opt in OPTIONS:
+            marks = [pytest.mark.slow] if name in _SLOW else []
+            if (name, opt) in _VOTE_OVERLAPS:
+                marks.append(pytest.mark.xfail(strict=True, reason="vote overlap warning: decided, not built"))
+            yield pytest.param(name, opt, id=f"{name}-{opt}", marks=marks)
+
+
+def _options(opt: str, model, data) -> dict:
+    if opt == "default":
+        return {}
+    if opt == "dnf":
+        return {"dnf": True}
+    if opt == "vote":
+        return {"order": "vote"}
+    out = {"prune": "pessimistic", "prune_data": (data, model.predict(data))}
+    return out | ({"order": "vote"} if opt == "prune-vote" else {})
+
+
+@pytest.mark.parametrize("name, opt", list(_cases()))
+def test_rules_output_has_no_lint_findings(name, opt):
+    model, data = zoo.get(name)
+    try:
+        rb = to_rules(model, **_options(opt, model, data))
+    except RulekitError as e:  # dnf and pruning need a single classification tree
+        assert "need" in str(e)
+        pytest.skip(str(e))
+    back = dsl.loads(dsl.dumps(rb))
+    assert back.lint() == [], dsl.dumps(rb)[:2000]
+    assert rb.lint() == []
