@@ -493,3 +493,97 @@ def _():
     from rulekit.learners import RandomForestClassifier
 
     return _learned(RandomForestClassifier(4, max_depth=4, voting="hard", random_state=0))
+
+
+# --- CatBoost, ONNX, scikit-learn pipelines (issues #21/#22) ------------------------------------
+
+
+@register("catboost_onehot_nan")
+def _():
+    """CatBoostClassifier: one-hot categorical (text with a quote), NaN numeric (nan_mode Min),
+    hostile names, 3 string classes; probe rows add borders, NaN and unseen categories."""
+    import catboost
+
+    import rulekit
+
+    rng = np.random.default_rng(21)
+    n = 300
+    X = rng.normal(size=(n, 3)).round(2)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    cat = rng.choice(["a", "b", "o'brien \"x\""], n)
+    frame = pd.DataFrame({"it's": X[:, 0], "order date": X[:, 1], "select": cat, "a;b--c": X[:, 2]})
+    score = np.nan_to_num(X[:, 0]) + (cat == "b") + np.nan_to_num(X[:, 1])
+    y = np.array(["lo", "mid", "hi"])[np.digitize(score, [-0.3, 0.8])]
+    est = catboost.CatBoostClassifier(iterations=8, depth=3, one_hot_max_size=8,
+                                      cat_features=["select"], verbose=0, allow_writing_files=False,
+                                      thread_count=1, random_seed=1)
+    est.fit(frame, y)
+    FOREIGN_ESTIMATORS["catboost_onehot_nan"] = est
+    model = rulekit.from_catboost(est, pool=frame)
+    base = model.matrix(frame)[:150]
+    j = [f.name for f in model.features].index("select")
+    base[:10, j] = -1.0  # unseen categories
+    M = probe_rows(model, base, n_missing=60)
+    return model, _frame(model, M)
+
+
+ONNX_PROTOS: dict[str, object] = {}
+"""Zoo name -> the ONNX ModelProto its model was imported from (compared with onnxruntime)."""
+
+
+@register("onnx_skl2onnx_gb")
+def _():
+    """skl2onnx GradientBoostingClassifier read back by rulekit.from_onnx (float32 inputs)."""
+    import warnings
+
+    from sklearn.ensemble import GradientBoostingClassifier
+    from skl2onnx import to_onnx
+
+    import rulekit
+
+    X, _, y = _data(seed=22)
+    X = X.astype(np.float32)
+    est = GradientBoostingClassifier(n_estimators=5, max_depth=3, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        proto = to_onnx(est, X[:1], options={"zipmap": False})
+    ONNX_PROTOS["onnx_skl2onnx_gb"] = proto
+    model = rulekit.from_onnx(proto)
+    M = probe_rows(model, X[:150].astype(np.float64), n_missing=60)
+    return model, _frame(model, M)
+
+
+@register("sklearn_pipeline_columns")
+def _():
+    """Pipeline(ColumnTransformer(median imputer + scaler | one-hot) -> forest), folded into the
+    raw columns by rulekit.from_sklearn; hostile names, NaN and unseen categories."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import Pipeline, make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    import rulekit
+
+    rng = np.random.default_rng(23)
+    n = 300
+    X = rng.normal(size=(n, 2)).round(2) * [3, 20]
+    X[rng.random(X.shape) < 0.1] = np.nan
+    cat = rng.choice(["red", "it's", "ünï"], n).astype(object)
+    frame = pd.DataFrame({"say \"hi\"": X[:, 0], "1st": X[:, 1], "naïve ü 列": cat})
+    y = ((np.nan_to_num(X[:, 0]) + (cat == "red")) > 0.5).astype(int)
+    pre = ColumnTransformer([
+        ("num", make_pipeline(SimpleImputer(strategy="median"), StandardScaler()),
+         ["say \"hi\"", "1st"]),
+        ("cat", OneHotEncoder(handle_unknown="ignore"), ["naïve ü 列"])])
+    est = Pipeline([("pre", pre), ("rf", RandomForestClassifier(n_estimators=3, max_depth=4,
+                                                                 random_state=0))])
+    est.fit(frame, y)
+    SKLEARN_ESTIMATORS["sklearn_pipeline_columns"] = est
+    model = rulekit.from_sklearn(est)
+    base = model.matrix(frame)[:150]
+    names = [f.name for f in model.features]
+    if model.features[names.index("naïve ü 列")].kind == "nominal":
+        base[:10, names.index("naïve ü 列")] = -1.0  # unseen categories
+    M = probe_rows(model, base, n_missing=60)
+    return model, _frame(model, M)

@@ -14,7 +14,9 @@ from tests import zoo
 
 TOL = 1e-12
 NAMES = [n for n in zoo.zoo_names(kinds=("sklearn_tree", "sklearn_forest", "sklearn_extratrees",
-                                         "xgboost_", "lightgbm_"))]
+                                         "xgboost_", "lightgbm_", "catboost_",
+                                         "sklearn_pipeline"))]
+ONNX_NAMES = zoo.zoo_names(kinds=("onnx_",))
 
 
 def _estimator(name):
@@ -29,6 +31,11 @@ def library_input(model, data: pd.DataFrame, est):
     categories with the training categories (an unseen label becomes NaN there, which the library
     routes as it routes an unseen category)."""
     frame = {}
+    if "sklearn.pipeline" in type(est).__module__:
+        return data  # the pipeline reads the user-facing frame (labels, None, NaN) itself
+    if "catboost" in type(est).__module__:  # CatBoost has no missing category: rulekit routes a
+        nominal = [f.name for f in model.features if f.kind == "nominal"]  # missing one as unseen
+        return data.assign(**{c: data[c].where(data[c].notna(), "__missing__") for c in nominal})
     for f in model.features:
         col = data[f.name]
         if f.kind == "nominal" and isinstance(f.domain[0], str):
@@ -45,7 +52,8 @@ def library_input(model, data: pd.DataFrame, est):
 @pytest.mark.parametrize("name", NAMES)
 def test_zoo_model_equals_its_library(name):
     pytest.importorskip("xgboost" if name.startswith("xgboost") else
-                        "lightgbm" if name.startswith("lightgbm") else "sklearn")
+                        "lightgbm" if name.startswith("lightgbm") else
+                        "catboost" if name.startswith("catboost") else "sklearn")
     model, data, est = _estimator(name)
     X = library_input(model, data, est)
     if model.task == "regression":
@@ -53,7 +61,7 @@ def test_zoo_model_equals_its_library(name):
         got = np.asarray(model.predict(data), dtype=np.float64)
         assert np.abs(got - want).max() <= TOL * max(1.0, np.abs(want).max())
         return
-    want_labels = est.predict(X)
+    want_labels = np.asarray(est.predict(X)).ravel()  # CatBoost returns a column
     got_labels = model.predict(data)
     assert [str(v) for v in got_labels] == [str(v) for v in want_labels]
     P, Q = model.predict_proba(data), est.predict_proba(X)
@@ -71,3 +79,17 @@ def test_the_zoo_rows_hold_threshold_nan_and_neighbour_rows():
     """The frames these comparisons use are the probe rows (not just training rows)."""
     model, data, _ = _estimator("sklearn_tree_binary")
     assert data.isna().any(axis=1).sum() >= 30 and len(data) > 300
+
+
+@pytest.mark.parametrize("name", ONNX_NAMES)
+def test_zoo_onnx_model_equals_onnxruntime(name):
+    """The ONNX-imported zoo entries equal onnxruntime on the zoo rows (float32 inputs: labels
+    equal, probabilities within 1e-6)."""
+    ort = pytest.importorskip("onnxruntime")
+    model, data = zoo.get(name)
+    proto = zoo.ONNX_PROTOS[name]
+    sess = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    X = data.to_numpy(dtype=np.float32)
+    label, proba = sess.run(None, {sess.get_inputs()[0].name: X})[:2]
+    assert np.array_equal(np.asarray(model.predict(data)), np.asarray(label).reshape(-1))
+    assert np.abs(model.predict_proba(data) - np.asarray(proba, np.float64)).max() <= 1e-6
