@@ -22,9 +22,11 @@ pytestmark = pytest.mark.spark
 MODELS = ["sklearn_tree_multiclass_hostile", "sklearn_forest_classifier", "handmade_nominal", "handmade_linear",
           "chain_deep", "sklearn_gb_multiclass_hostile", "sklearn_hgb_categorical_nan", "xgboost_binary_nan_hostile",
           "sklearn_extratrees_regressor", "xgboost_multiclass", "lightgbm_categorical_nan", "lightgbm_multiclass_zero",
-          "rulekit_forest_hard_vote", "learned_forest_average"]
+          "rulekit_forest_hard_vote", "learned_forest_average", "catboost_onehot_nan", "onnx_skl2onnx_gb",
+          "sklearn_pipeline_columns"]
 WALKED = {"sklearn_forest_classifier", "sklearn_gb_multiclass_hostile", "xgboost_binary_nan_hostile",
-          "sklearn_extratrees_regressor", "xgboost_multiclass", "lightgbm_multiclass_zero"}
+          "sklearn_extratrees_regressor", "xgboost_multiclass", "lightgbm_multiclass_zero", "catboost_onehot_nan",
+          "onnx_skl2onnx_gb"}
 
 
 @pytest.fixture(scope="module")
