@@ -587,3 +587,46 @@ def _():
         base[:10, names.index("naïve ü 列")] = -1.0  # unseen categories
     M = probe_rows(model, base, n_missing=60)
     return model, _frame(model, M)
+
+
+@register("spark_dir_categorical")
+def _():
+    """A Spark ML DecisionTreeRegressionModel directory written by hand (metadata JSON + Parquet,
+    no JVM), read by rulekit.from_spark: an inclusive ``<=`` threshold and a categorical split where
+    most categories go left (Spark then tests 'not in the right set': NaN and unseen go left)."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import rulekit
+
+    split = pa.struct([("featureIndex", pa.int32()), ("leftCategoriesOrThreshold", pa.list_(pa.float64())),
+                       ("numCategories", pa.int32())])
+    node = pa.schema([("id", pa.int32()), ("prediction", pa.float64()), ("impurity", pa.float64()),
+                      ("impurityStats", pa.list_(pa.float64())), ("rawCount", pa.int64()),
+                      ("gain", pa.float64()), ("leftChild", pa.int32()), ("rightChild", pa.int32()),
+                      ("split", split)])
+
+    def nd(i, pred, left=-1, right=-1, feature=-1, cats=(), k=-1):
+        return {"id": i, "prediction": pred, "impurity": 0.0, "impurityStats": [1.0, 1.0], "rawCount": 2,
+                "gain": 0.0, "leftChild": left, "rightChild": right,
+                "split": {"featureIndex": feature, "leftCategoriesOrThreshold": list(cats), "numCategories": k}}
+
+    nodes = [nd(0, 0.0, 1, 4, feature=1, cats=(0.0, 1.0, 3.0), k=5), nd(1, 0.0, 2, 3, feature=0, cats=(0.5,)),
+             nd(2, 10.25), nd(3, -20.5), nd(4, 30.125)]
+    folder = Path(tempfile.mkdtemp(prefix="rulekit_zoo_spark_"))
+    (folder / "metadata").mkdir()
+    (folder / "metadata" / "part-00000").write_text(json.dumps({
+        "class": "org.apache.spark.ml.regression.DecisionTreeRegressionModel", "uid": "dtr_zoo",
+        "sparkVersion": "3.5.0", "paramMap": {}, "defaultParamMap": {}, "numFeatures": 2}) + "\n")
+    (folder / "data").mkdir()
+    pq.write_table(pa.Table.from_pylist(nodes, schema=node), folder / "data" / "part-00000-x.snappy.parquet")
+    model = rulekit.from_spark(str(folder))
+    rng = np.random.default_rng(24)
+    base = np.column_stack([rng.normal(0.5, 1, 150).round(2), rng.integers(0, 5, 150).astype(float)])
+    base[:10, 1] = [-1.0, 5.0, 7.0, 0.5, 1e300, -0.0, 2.0, 4.0, 3.0, 1.0]
+    M = probe_rows(model, base, n_missing=60)
+    return model, _frame(model, M)

@@ -93,3 +93,17 @@ def test_zoo_onnx_model_equals_onnxruntime(name):
     label, proba = sess.run(None, {sess.get_inputs()[0].name: X})[:2]
     assert np.array_equal(np.asarray(model.predict(data)), np.asarray(label).reshape(-1))
     assert np.abs(model.predict_proba(data) - np.asarray(proba, np.float64)).max() <= 1e-6
+
+
+def test_zoo_spark_directory_model_follows_spark_semantics():
+    """No JVM in the zoo: the hand-written Spark tree is checked against Spark's rules as measured in
+    tests/importers/test_spark_import.py (``<=`` inclusive, NaN right on numbers; most categories
+    go left, so Spark tests 'not in {2, 4}' and NaN/unseen categories go left)."""
+    pytest.importorskip("pyarrow")
+    model, data = zoo.get("spark_dir_categorical")
+    f0 = pd.to_numeric(data["f0"], errors="coerce").to_numpy(np.float64)
+    f1 = data["f1"]
+    right_set = f1.isin([2, 4]).to_numpy()
+    want = np.where(right_set, 30.125, np.where(f0 <= 0.5, 10.25, -20.5))
+    assert (~right_set).sum() > 30 and right_set.sum() > 30 and np.isnan(f0).sum() > 10
+    assert np.array_equal(np.asarray(model.predict(data), np.float64), want)
