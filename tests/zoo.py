@@ -630,3 +630,51 @@ def _():
     base[:10, 1] = [-1.0, 5.0, 7.0, 0.5, 1e300, -0.0, 2.0, 4.0, 3.0, 1.0]
     M = probe_rows(model, base, n_missing=60)
     return model, _frame(model, M)
+
+
+PMML_TEXTS: dict[str, str] = {}
+"""Zoo name -> the PMML document its model was imported from (JPMML-Evaluator scores it)."""
+
+
+@register("pmml_defaultchild_hostile")
+def _():
+    """A hand-written PMML TreeModel (rulekit.from_pmml): missingValueStrategy='defaultChild', a
+    hostile numeric field name, a categorical field tested with a SimpleSetPredicate."""
+    from rulekit.importers.pmml import loads
+
+    text = """<?xml version="1.0" encoding="UTF-8"?>
+<PMML xmlns="http://www.dmg.org/PMML-4_4" version="4.4">
+ <Header/>
+ <DataDictionary numberOfFields="3">
+  <DataField name="it's &quot;x&quot;" optype="continuous" dataType="double"/>
+  <DataField name="colour" optype="categorical" dataType="string">
+   <Value value="red"/><Value value="green"/><Value value="blue"/>
+  </DataField>
+  <DataField name="y" optype="continuous" dataType="double"/>
+ </DataDictionary>
+ <TreeModel functionName="regression" missingValueStrategy="defaultChild" noTrueChildStrategy="returnLastPrediction">
+  <MiningSchema>
+   <MiningField name="it's &quot;x&quot;"/><MiningField name="colour"/><MiningField name="y" usageType="target"/>
+  </MiningSchema>
+  <Node id="0" score="0" defaultChild="2">
+   <True/>
+   <Node id="1" score="1.5" defaultChild="3">
+    <SimplePredicate field="it's &quot;x&quot;" operator="lessOrEqual" value="0.25"/>
+    <Node id="3" score="-2.75"><SimpleSetPredicate field="colour" booleanOperator="isIn"><Array n="2" type="string">red blue</Array></SimpleSetPredicate></Node>
+    <Node id="4" score="4.125"><True/></Node>
+   </Node>
+   <Node id="2" score="8.5"><SimplePredicate field="it's &quot;x&quot;" operator="greaterThan" value="0.25"/></Node>
+  </Node>
+ </TreeModel>
+</PMML>
+"""
+    model = loads(text, name="zoo.pmml")
+    PMML_TEXTS["pmml_defaultchild_hostile"] = text
+    rng = np.random.default_rng(25)
+    names = [f.name for f in model.features]
+    base = np.full((150, len(names)), np.nan)
+    base[:, names.index("it's \"x\"")] = rng.normal(0.25, 1, 150).round(2)
+    j = names.index("colour")
+    base[:, j] = rng.integers(0, len(model.features[j].domain), 150)
+    M = probe_rows(model, base, n_missing=60)
+    return model, _frame(model, M)

@@ -23,7 +23,7 @@ MODELS = ["sklearn_tree_multiclass_hostile", "sklearn_forest_classifier", "handm
           "chain_deep", "sklearn_gb_multiclass_hostile", "sklearn_hgb_categorical_nan", "xgboost_binary_nan_hostile",
           "sklearn_extratrees_regressor", "xgboost_multiclass", "lightgbm_categorical_nan", "lightgbm_multiclass_zero",
           "rulekit_forest_hard_vote", "learned_forest_average", "catboost_onehot_nan", "onnx_skl2onnx_gb",
-          "sklearn_pipeline_columns", "spark_dir_categorical"]
+          "sklearn_pipeline_columns", "spark_dir_categorical", "pmml_defaultchild_hostile"]
 WALKED = {"sklearn_forest_classifier", "sklearn_gb_multiclass_hostile", "xgboost_binary_nan_hostile",
           "sklearn_extratrees_regressor", "xgboost_multiclass", "lightgbm_multiclass_zero", "catboost_onehot_nan",
           "onnx_skl2onnx_gb"}

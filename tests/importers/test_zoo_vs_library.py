@@ -107,3 +107,33 @@ def test_zoo_spark_directory_model_follows_spark_semantics():
     want = np.where(right_set, 30.125, np.where(f0 <= 0.5, 10.25, -20.5))
     assert (~right_set).sum() > 30 and right_set.sum() > 30 and np.isnan(f0).sum() > 10
     assert np.array_equal(np.asarray(model.predict(data), np.float64), want)
+
+
+def _pmml_reference(data: pd.DataFrame) -> np.ndarray:
+    """The hand-written PMML read by its spec: a missing value enters the node's defaultChild."""
+    x = pd.to_numeric(data["it's \"x\""], errors="coerce").to_numpy(np.float64)
+    colour = data["colour"]
+    low = np.where(colour.isna(), -2.75, np.where(colour.isin(["red", "blue"]), -2.75, 4.125))
+    return np.where(np.isnan(x) | (x > 0.25), 8.5, low)
+
+
+def test_zoo_pmml_model_follows_the_pmml_missing_value_strategy():
+    model, data = zoo.get("pmml_defaultchild_hostile")
+    x = pd.to_numeric(data["it's \"x\""], errors="coerce")
+    assert x.isna().sum() > 10 and data["colour"].isna().sum() > 10 and (x == 0.25).any()
+    assert np.array_equal(np.asarray(model.predict(data), np.float64), _pmml_reference(data))
+
+
+@pytest.mark.slow
+def test_zoo_pmml_model_equals_jpmml_evaluator():
+    """JPMML-Evaluator scores the same document on the zoo rows (rows with a value outside the
+    DataDictionary are left out: JPMML treats them as invalid)."""
+    from tests.exporters.test_pmml_export import jpmml_score
+
+    model, data = zoo.get("pmml_defaultchild_hostile")
+    known = data["colour"].isna() | data["colour"].isin(["red", "green", "blue"])
+    frame = data[known].reset_index(drop=True)
+    result = jpmml_score(zoo.PMML_TEXTS["pmml_defaultchild_hostile"], frame)
+    want = pd.to_numeric(result.iloc[:, 0]).to_numpy(np.float64)
+    assert len(frame) > 150
+    assert np.array_equal(np.asarray(model.predict(frame), np.float64), want)
