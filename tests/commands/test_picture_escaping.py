@@ -35,10 +35,12 @@ def model():
     from sklearn.tree import DecisionTreeClassifier
 
     rng = np.random.default_rng(0)
-    X = pd.DataFrame(np.round(rng.normal(size=(300, len(NAMES))), 2), columns=NAMES)
-    k = (X.iloc[:, 0] > 0).astype(int) + (X.iloc[:, 5] > 0.5).astype(int)
-    y = np.array(CLASSES)[k.to_numpy()]
-    X.iloc[:, 7] = X.iloc[:, 7] + 3 * k  # every feature gets used somewhere
+    M = np.round(rng.normal(size=(300, len(NAMES))), 2)
+    k = (M[:, 0] > 0).astype(int) + (M[:, 5] > 0.5).astype(int)
+    y = np.array(CLASSES)[k]
+    M[:, 7] = M[:, 7] + 3 * k  # every feature gets used somewhere
+    # object columns: pandas 3's arrow strings cannot hold the lone surrogate among NAMES
+    X = pd.DataFrame(M, columns=pd.Index(NAMES, dtype=object))
     est = DecisionTreeClassifier(max_depth=5, random_state=0)
     est.fit(X, y, sample_weight=rng.uniform(0.5, 1.5, len(y)))
     return rulekit.from_sklearn(est)
