@@ -66,3 +66,21 @@ def pytest_runtest_makereport(item, call):
     if REQUIRE and report.skipped and any(item.get_closest_marker(m) for m in ("spark", "postgres", "mysql")):
         report.outcome = "failed"
         report.longrepr = f"required in CI but skipped: {report.longrepr}"
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session per test process (its JVM starts once), on loopback only; skipped
+    with the reason when pyspark or Java is missing (a failure under RULEKIT_REQUIRE_SERVERS=1)."""
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'rulekit[spark]')")
+    from pyspark.sql import SparkSession
+
+    try:
+        session = (SparkSession.builder.master("local[2]").appName("rulekit-tests")
+                   .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+                   .config("spark.driver.host", "127.0.0.1").config("spark.driver.memory", "1g")
+                   .getOrCreate())
+    except Exception as err:  # noqa: BLE001 - no Java, no Spark
+        _unavailable("Spark", err)
+    yield session
+    session.stop()

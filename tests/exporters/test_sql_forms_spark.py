@@ -12,7 +12,7 @@ from rulekit.exporters.sql import dialect as sql_dialect
 from rulekit.exporters.sql import to_sql
 from tests import zoo
 from tests.exporters.test_sql_engines import KEY, compare, rules_of, table_columns
-from tests.exporters.test_sql_spark import _view, spark  # noqa: F401 (fixture)
+from tests.exporters.test_sql_spark import _view
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 

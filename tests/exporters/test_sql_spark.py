@@ -29,19 +29,6 @@ WALKED = {"sklearn_forest_classifier", "sklearn_gb_multiclass_hostile", "xgboost
           "onnx_skl2onnx_gb"}
 
 
-@pytest.fixture(scope="module")
-def spark():
-    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'rulekit[spark]')")
-    from pyspark.sql import SparkSession
-
-    try:
-        session = (SparkSession.builder.master("local[2]").appName("rulekit-sql-tests")
-                   .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-                   .config("spark.driver.memory", "1g").getOrCreate())
-    except Exception as err:  # noqa: BLE001 - no Java, no Spark: skip with the reason
-        pytest.skip(f"Spark could not start: {type(err).__name__}: {err}")
-    yield session
-    session.stop()
 
 
 def _view(spark, obj, data, name: str) -> None:

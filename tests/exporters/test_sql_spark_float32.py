@@ -12,7 +12,7 @@ from rulekit.importers.xgboost import from_xgboost
 from tests.exporters.test_sql_engines import KEY
 from tests import xgb_float32
 from tests.exporters.test_sql_float32 import cases  # noqa: F401
-from tests.exporters.test_sql_spark import _view, spark  # noqa: F401
+from tests.exporters.test_sql_spark import _view
 
 xgb = pytest.importorskip("xgboost")
 

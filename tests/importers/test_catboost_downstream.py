@@ -70,23 +70,6 @@ def test_catboost_own_onnx_export_refuses_categorical_features(tmp_path):
         est.save_model(str(tmp_path / "m.onnx"), format="onnx")
 
 
-@pytest.fixture(scope="module")
-def spark():
-    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'rulekit[spark]')")
-    import os
-
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"  # its traffic stays on loopback
-    from pyspark.sql import SparkSession
-
-    try:
-        session = (SparkSession.builder.master("local[2]").appName("rulekit-catboost-tests")
-                   .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-                   .config("spark.driver.host", "127.0.0.1").config("spark.driver.memory", "1g")
-                   .getOrCreate())
-    except Exception as err:  # noqa: BLE001 - no Java, no Spark: skip with the reason
-        pytest.skip(f"Spark could not start: {type(err).__name__}: {err}")
-    yield session
-    session.stop()
 
 
 @pytest.mark.slow

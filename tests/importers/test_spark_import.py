@@ -7,13 +7,14 @@ and values within 1e-12. One small pipeline (a decision tree) is the fast slice;
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rulekit.exporters.sql import to_sql
+pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'rulekit[spark-import]')")
+
+from rulekit.exporters.sql import to_sql  # noqa: E402 - after the skip
 from rulekit.importers.spark import load_dir
 from rulekit.probe import model_thresholds, threshold_values
 
@@ -25,21 +26,6 @@ LABELS = ["o'k", "a b", "ünï", "plain"]
 CLASSES = ["lo", "mid", "hi"]
 
 
-@pytest.fixture(scope="module")
-def spark():
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"  # keep Spark's traffic on loopback (FACTS.md)
-    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'rulekit[spark]')")
-    pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'rulekit[spark-import]')")
-    from pyspark.sql import SparkSession
-
-    try:
-        session = (SparkSession.builder.master("local[2]").appName("rulekit-spark-import-tests")
-                   .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-                   .config("spark.driver.memory", "1g").getOrCreate())
-    except Exception as err:  # noqa: BLE001 - no Java, no Spark: skip with the reason
-        pytest.skip(f"Spark could not start: {type(err).__name__}: {err}")
-    yield session
-    session.stop()
 
 
 # --- data ----------------------------------------------------------------------------------------
