@@ -77,8 +77,8 @@ FORMS: dict[str, Forms] = {
         double="FLOAT64", text="STRING", integer="INT64", boolean="BOOL",
         scalar="{create} {name}({params})\nRETURNS {ret} AS (\nCAST({body} AS {ret}));\n",
         create="CREATE TEMP FUNCTION", create_replace="CREATE OR REPLACE TEMP FUNCTION",
-        refuse={"proba": "BigQuery table functions cannot be temporary and are not written by rulekit: use "
-                         "--form view (or select) for probabilities"}),
+        refuse={"proba": "BigQuery table functions cannot be temporary: name a dataset (--name "
+                         "dataset.function) for a persistent one, or use --form view for probabilities"}),
     "snowflake": Forms(
         double="FLOAT", text="VARCHAR", integer="NUMBER(19, 0)", boolean="BOOLEAN",
         scalar="{create} {name}({params})\nRETURNS {ret}\nAS {q}\nCAST({body} AS {ret})\n{q};\n",
@@ -95,6 +95,24 @@ FORMS: dict[str, Forms] = {
         refuse={"function": "SQLite has no SQL-defined functions (only ones registered by the host "
                             "program): use --form view, select or expression"}),
 }
+
+
+# Where a dialect's functions are temporary unless ``--name`` names a dataset (``dataset.name``):
+# then they are persistent, and BigQuery's persistent table functions carry the probabilities.
+PERSISTENT: dict[str, Forms] = {
+    "bigquery": Forms(
+        double="FLOAT64", text="STRING", integer="INT64", boolean="BOOL",
+        scalar="{create} {name}({params})\nRETURNS {ret} AS (\nCAST({body} AS {ret}));\n",
+        table="{create_table} {name}({params})\nAS (\n{query}\n);\n",
+        create="CREATE FUNCTION", create_replace="CREATE OR REPLACE FUNCTION"),
+}
+
+
+def forms_for(d: Dialect, name: str | None) -> Forms:
+    """The dialect's forms; its persistent ones when ``name`` is qualified and it has them."""
+    if name is not None and "." in name and d.name in PERSISTENT:
+        return PERSISTENT[d.name]
+    return FORMS[d.name]
 
 
 def _params(d: Dialect, obj) -> list[str]:
@@ -190,7 +208,7 @@ def wrap(obj, d: Dialect, *, form: str, build, table: str | None, key: str | Non
     """The statement of ``form`` for ``obj``; ``build(obj, table=, key=, proba=)`` is the query builder."""
     if form not in FORM_NAMES:
         raise ExportError(f"unknown SQL form {form!r} (choose from {', '.join(FORM_NAMES)})")
-    f = FORMS[d.name]
+    f = forms_for(d, name) if form == "function" else FORMS[d.name]
     refuse = f.refuse or {}
     if form in ("view", "function") and form in refuse:
         raise ExportError(refuse[form])
@@ -251,7 +269,8 @@ def _table_function(f: Forms, d: Dialect, obj, params, create, qname, signature,
     columns = ", ".join([f"{d.ident(PREDICTION)} {ret}"] + [f"{d.ident(PROBA_PREFIX + str(c))} {f.double}"
                                                            for c in classes])
     q, query = _quoted_body(f.quote, query, d)
-    return f.table.format(create=create, name=qname, params=signature, columns=columns, query=query, q=q)
+    return f.table.format(create=create, create_table=create.replace(" FUNCTION", " TABLE FUNCTION"),
+                          name=qname, params=signature, columns=columns, query=query, q=q)
 
 
 def _split_comment(query: str) -> tuple[str, str]:

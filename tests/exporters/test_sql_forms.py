@@ -221,3 +221,23 @@ def test_cli_forms(tmp_path):
     r = subprocess.run([sys.executable, "-m", "rulekit", "export", str(path), "--to", "python", "--form", "view",
                         "-o", str(tmp_path / "x.py")], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "--form applies to --to sql" in r.stderr
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_bigquery_dataset_names_make_persistent_functions(name):
+    """BigQuery: `--name dataset.fn` writes a persistent function, and with --proba a persistent table
+    function (temporary table functions do not exist there); an unqualified name stays TEMP."""
+    obj, _ = _source(name, False)
+    scalar = to_sql(obj, dialect="bigquery", form="function", name="ds.score", replace=True)
+    assert "CREATE OR REPLACE FUNCTION `ds`.`score`(" in scalar and "TEMP" not in scalar
+    assert "CREATE TEMP FUNCTION" in to_sql(obj, dialect="bigquery", form="function", name="score")
+    sqls = [scalar]
+    if obj.task == "classification":
+        table = to_sql(obj, dialect="bigquery", form="function", name="ds.score", proba=True)
+        assert "CREATE TABLE FUNCTION `ds`.`score`(" in table
+        sqls.append(table)
+        with pytest.raises(ExportError, match="name a dataset"):
+            to_sql(obj, dialect="bigquery", form="function", name="score", proba=True)
+    for sql in sqls:
+        parsed = [p for p in sqlglot.parse(sql, read="bigquery") if p is not None]
+        assert [type(p).__name__ for p in parsed] == ["Create"]
