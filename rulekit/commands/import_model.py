@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -140,11 +142,15 @@ def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, qui
     check_output_path(output)
     check_distinct(output, file=file, rename_file=rename_file)
     mapping = merge(read_mapping(rename_file) if rename_file is not None else {}, parse_pairs(rename))
-    with progress.phase(f"converting {file}"), gc_paused():
+    with progress.phase(f"converting {file}"), gc_paused(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         model = load_foreign(file, format, allow_pickle, arithmetic, assume_complete)
         if mapping:
             model = rename_features(model, mapping)
     with progress.phase(f"writing {output} ({describe(model)})"):
         write_atomic(output, dumps_model(model))
     report_written(output, f"{describe(model)}, {count(model.n_features, 'feature')}", quiet=quiet)
+    for w in caught if not quiet else ():  # what the importer could not check, one line each
+        if issubclass(w.category, UserWarning):
+            print(f"rulekit: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
     return 0

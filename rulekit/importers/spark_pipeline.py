@@ -17,6 +17,7 @@ surrogate is used as saved (exact for floating-point columns).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -173,6 +174,10 @@ def _imputer(meta: StageMetadata, folder: Path, columns: dict) -> None:
         surrogate = table.column(src).to_pylist()[0]
         if not isinstance(surrogate, (int, float)) or math.isnan(surrogate):
             raise SparkModelError(f"Imputer surrogate of {src!r} is {surrogate!r}", file=str(folder))
+        if float(surrogate) != math.floor(float(surrogate)):
+            warnings.warn(f"Imputer surrogate of {src!r} is {surrogate!r}: exact when {src!r} is a floating-point "
+                          f"column; over an integer column Spark casts it to {math.trunc(surrogate)} (the saved "
+                          f"model does not record the column's type)", stacklevel=2)
         columns[out] = _Imputed(src, float(surrogate))
 
 

@@ -340,3 +340,19 @@ def test_label_sides_equal_testing_every_label():
         (_, e0), (_, e1) = kids
         got_left = set(range(n)) - set(e1["values"]) if e0["values"] is None else set(e0["values"])
         assert got_left == want_left and attrs["missing"] == (0 if inv_left else 1), (slot, k, cats)
+
+
+def test_a_fractional_imputer_surrogate_is_a_warning_line(tmp_path, capsys):
+    """Over an integer column Spark casts the surrogate (0.25 -> 0), which the saved model does not
+    record: `rulekit import` says so in one warning line naming the column (not silently)."""
+    from rulekit.cli import main
+
+    folder = _pipeline_dir(tmp_path, _pipeline_tree(2, (1.0,)))
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as ex:
+        main(["import", str(folder), "-o", str(tmp_path / "m.json")])
+    assert ex.value.code == 0
+    err = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(err) == 1 and "Imputer surrogate of 'c' is 0.25" in err[0] and "integer column" in err[0], err
+    with pytest.warns(UserWarning, match="Imputer surrogate of 'c'"):
+        load_dir(folder)
