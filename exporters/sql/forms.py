@@ -14,6 +14,7 @@ parameters as the features. Every value is CAST to the declared return type.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -100,11 +101,9 @@ FORMS: dict[str, Forms] = {
 # Where a dialect's functions are temporary unless ``--name`` names a dataset (``dataset.name``):
 # then they are persistent, and BigQuery's persistent table functions carry the probabilities.
 PERSISTENT: dict[str, Forms] = {
-    "bigquery": Forms(
-        double="FLOAT64", text="STRING", integer="INT64", boolean="BOOL",
-        scalar="{create} {name}({params})\nRETURNS {ret} AS (\nCAST({body} AS {ret}));\n",
-        table="{create_table} {name}({params})\nAS (\n{query}\n);\n",
-        create="CREATE FUNCTION", create_replace="CREATE OR REPLACE FUNCTION"),
+    "bigquery": dataclasses.replace(
+        FORMS["bigquery"], table="{create_table} {name}({params})\nAS (\n{query}\n);\n",
+        create="CREATE FUNCTION", create_replace="CREATE OR REPLACE FUNCTION", refuse=None),
 }
 
 
