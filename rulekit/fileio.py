@@ -149,3 +149,13 @@ def report_written(path: str | Path, detail: str = "", *, quiet: bool = False) -
     ``wrote PATH (detail)``. stderr, so that stdout carries nothing but a command's output."""
     if not quiet:
         print(f"wrote {path}" + (f" ({detail})" if detail else ""), file=sys.stderr)
+
+
+def report_warnings(caught: list, *, quiet: bool = False, only: type[Warning] = Warning) -> None:
+    """Warnings recorded while a command worked (``warnings.catch_warnings(record=True)``), of
+    category ``only``, as one ``rulekit: warning: ...`` line each on stderr (unless quiet)."""
+    if quiet:
+        return
+    for w in caught:
+        if issubclass(w.category, only):
+            print(f"rulekit: warning: {' '.join(str(w.message).split())}", file=sys.stderr)

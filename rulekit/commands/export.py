@@ -9,7 +9,7 @@ from pathlib import Path
 from rulekit import exporters, progress
 from rulekit.commands.source import describe, load_source
 from rulekit.errors import RulekitError
-from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
+from rulekit.fileio import check_distinct, check_output_path, report_warnings, report_written, write_atomic
 from rulekit.util import count
 
 TARGET_NAMES = {"python": "a Python module", "onnx": "ONNX", "rules": "rules", "json": "a model file",
@@ -28,7 +28,7 @@ def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | No
         result, caught = artefact(obj, to=to, dialect=dialect, table=table, key=key, proba=proba,
                                   dtype=dtype, opset=opset, form=form, name=name, replace=replace,
                                   max_statement_bytes=max_statement_bytes)
-    _warn(caught, quiet)
+    report_warnings(caught, quiet=quiet)  # e.g. float32 ONNX input on a float64 model
     if isinstance(result, dict):
         return _write_tree(Path(output), result, target, quiet)
     if str(output) == "-":
@@ -79,15 +79,6 @@ def _write_tree(root: Path, files: dict, target: str, quiet: bool) -> int:
         write_atomic(path, text)
     report_written(root, f"{target} dbt model, {count(len(files), 'file')}", quiet=quiet)
     return 0
-
-
-def _warn(caught: list, quiet: bool) -> None:
-    """Exporter warnings (e.g. float32 ONNX input on a float64 model) as one line each on stderr."""
-    if quiet:
-        return
-    for w in caught:
-        text = " ".join(str(w.message).split())
-        print(f"rulekit: warning: {text}", file=sys.stderr)
 
 
 def _to_stdout(result: str | bytes) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 from rulekit import progress
 from rulekit.commands.source import describe
 from rulekit.errors import NotBuiltError, RulekitError
-from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
+from rulekit.fileio import check_distinct, check_output_path, report_warnings, report_written, write_atomic
 from rulekit.foreign import identify
 from rulekit.rename import merge, parse_pairs, read_mapping, rename_features
 from rulekit.util import count
@@ -150,7 +149,5 @@ def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, qui
     with progress.phase(f"writing {output} ({describe(model)})"):
         write_atomic(output, dumps_model(model))
     report_written(output, f"{describe(model)}, {count(model.n_features, 'feature')}", quiet=quiet)
-    for w in caught if not quiet else ():  # what the importer could not check, one line each
-        if issubclass(w.category, UserWarning):
-            print(f"rulekit: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
+    report_warnings(caught, quiet=quiet, only=UserWarning)  # what the importer could not check
     return 0
