@@ -72,11 +72,8 @@ def load_foreign(file: Path, format: str | None, allow_pickle: bool, arithmetic:
 
 
 def _refuse_unimportable(file: Path, head: bytes) -> None:
-    """ONNX and PMML files, and rulekit rules files, named as such instead of 'cannot tell'."""
-    kind = identify(head, file)
-    if kind is not None and kind[1] is None:
-        raise RulekitError(f"{file}: {kind[0]}; rulekit imports scikit-learn pickles, XGBoost JSON/UBJ "
-                           f"and LightGBM text models (import the model it was made from)")
+    """A rulekit rules file named as such instead of 'cannot tell' (every library file that
+    :func:`rulekit.foreign.identify` names now has an import format)."""
     lines = (line.strip() for line in head.decode("utf-8", "replace").splitlines())
     first = next((line for line in lines if line and not line.startswith("#")), "")
     if first.startswith("rulebase "):
