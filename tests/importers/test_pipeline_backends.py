@@ -16,6 +16,7 @@ import pytest
 
 from rulekit.export import to_onnx, to_python, to_sql
 from tests.exporters import test_sql_engines as sqlt
+from tests.exporters.test_sql_engines import duck_conn, sqlite_conn  # noqa: F401 - fixtures
 from tests.importers.test_pipeline import CASES, assert_same, folded
 from tests.marks import fast_cases
 
@@ -79,23 +80,6 @@ def _sql(name, engine, conn, table):
         got = [int(v) for v in got]
     got_p = [[float(v) for v in r[2:]] for r in rows] if with_proba else None
     assert_same(f"{name} {engine}", label, proba, got, got_p, _tol(c, model))
-
-
-@pytest.fixture(scope="module")
-def sqlite_conn():
-    import sqlite3
-
-    conn = sqlite3.connect(":memory:")
-    yield conn
-    conn.close()
-
-
-@pytest.fixture(scope="module")
-def duck_conn():
-    duckdb = pytest.importorskip("duckdb")
-    conn = duckdb.connect()
-    yield conn
-    conn.close()
 
 
 @pytest.mark.parametrize("name", fast_cases(NAMES, FAST))
