@@ -344,8 +344,8 @@ class Builder(Transformer_NonRecursive):
         if c[5] is not None:
             kw["decision"] = c[5]
         if c[6] is not None:
-            if kw["kind"] != "sum":
-                self.err(c[6], "'arithmetic float32' applies to sum combiners only")
+            if kw["kind"] not in ("sum", "average"):
+                self.err(c[6], "'arithmetic float32' applies to sum and average combiners only")
             else:
                 kw["arithmetic"] = "float32"
         self.combiner = Combiner(**kw)

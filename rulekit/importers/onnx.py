@@ -9,11 +9,11 @@ nodes may sit around the operator), and rulekit's own exports (:mod:`.onnx_rulek
 compares in float for float input (float32 splits in the IR) and in double for double input.
 
 Exactness (measured against onnxruntime 1.32, one thread): double operators bit-identical; float
-operators compare in float and boosting/regression sums are float32 sums in onnxruntime's order
-(bit-identical); averaged probabilities of float classifiers (skl2onnx forests) are averaged in
-double, within ~1e-6, and a row whose real probabilities tie may get the other label (see
-:func:`.onnx_combine._averaged`). onnxruntime's own multi-threaded float sums merge partial sums
-and differ from its single-threaded result by 1 ulp on some rows.
+operators compare in float, and boosting/regression sums and the summed probabilities of float
+classifiers (skl2onnx forests: ``average`` with ``arithmetic="float32"``) are float32 sums in
+onnxruntime's order (bit-identical; see :func:`.onnx_combine._averaged` for what keeps a float64
+average). onnxruntime's own multi-threaded float sums merge partial sums and differ from its
+single-threaded result by 1 ulp on some rows (and then in the label on rows that tie).
 
 Hostile files: the file is read whole up to :data:`MAX_BYTES` (protobuf's own 2 GB limit) and
 parsed without following external data; every node reference is checked and a tree may hold at

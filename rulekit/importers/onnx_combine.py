@@ -131,7 +131,7 @@ def _classifier(ens: Ensemble, reader: TreeReader, *, float32: bool, label_used:
         if not zero_base or not all_pos:
             _refuse(ens, "post_transform NONE with base_values or negative weights (scores that are "
                          "not probabilities)")
-        return _averaged(ens, reader, W, classes, lambda w: w)
+        return _averaged(ens, reader, W, classes, lambda w: w, float32=float32)
     if K != 2:
         _refuse(ens, f"{K} class label(s)")
     if used == [0] or not used:  # onnxruntime's "binary case": one score s for class 1
@@ -188,11 +188,13 @@ def _averaged(ens: Ensemble, reader: TreeReader, W: np.ndarray, classes: list, v
     of the weights times the number of trees (double operators: exact scaling, the sum's rounding
     may differ in the last bit unless the number of trees is a power of two).
 
-    Not exact for float operators: onnxruntime sums the float weights in float, the IR averages
-    in double (no IR combiner sums probabilities in float32). Measured on skl2onnx forests,
-    20,000 rows: probabilities within 6.6e-7 at 200 trees; labels equal at 10, 11, 50 and 200
-    trees, but 133 rows differ at 100 unpruned trees, where a real 50/50 tie lands above 0.5 in
-    onnxruntime's float sum."""
+    Float operators (skl2onnx forests with float input): ``arithmetic="float32"``, whose terms
+    ``float32(v / n)`` are the file's weights again (:func:`_scaled`), added in tree order in
+    float32 as onnxruntime adds them; bit-identical to onnxruntime run on one thread (its
+    multi-threaded sums merge partial sums in another order). Before (float64 average), 409 of
+    20,000 labels differed from onnxruntime on a 50-tree forest with real 50/50 ties. Two
+    independently weighted classes, or a leaf writing one class twice, keep the float64 average
+    (within ~1e-6; onnxruntime's order of those additions is not the IR's)."""
     n = ens.n_trees
     if n == 1:
         if binary and float32:
@@ -204,7 +206,10 @@ def _averaged(ens: Ensemble, reader: TreeReader, W: np.ndarray, classes: list, v
         trees = [reader.tree(r, lambda j: (1.0 - V[j, 0], V[j, 0])) for r in ens.roots]
     else:
         trees = [reader.tree(r, lambda j: tuple(V[j])) for r in ens.roots]
-    return Parts(trees, "classification", classes, Combiner(kind="average"))
+    once = all(len({k for k, _ in entries}) == len(entries) for entries in ens.weights)
+    exact32 = float32 and once and (binary or len(classes) >= 3)
+    return Parts(trees, "classification", classes,
+                 Combiner(kind="average", arithmetic="float32" if exact32 else None))
 
 
 def _scaled(W: np.ndarray, n: int) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""XGBoost's float32 arithmetic for ``sum`` combiners with ``arithmetic="float32"``.
+"""Float32 combiner arithmetic: XGBoost's for ``sum`` combiners with ``arithmetic="float32"``, and
+onnxruntime's float tree-ensemble classifier's for ``average`` ones (:func:`average32`).
 
 XGBoost starts from the base margin (a float32), adds each tree's float32 leaf value in tree order
 in float32, and links in float32: ``sigmoid: 1 / ((e + 1) + 1e-16)`` with ``e = exp(min(-raw,
@@ -33,6 +34,21 @@ def sum32(base: Sequence[float], outputs: Sequence[int], values: Iterable[np.nda
     for k, v in zip(outputs, values):
         raw[:, k] += np.asarray(v, dtype=F32)
     return raw
+
+
+def average32(values: Iterable[np.ndarray], n_trees: int, n: int, k: int) -> np.ndarray:
+    """(n, k) float32 probabilities of an ``average`` combiner with ``arithmetic="float32"``, as
+    onnxruntime's float TreeEnsembleClassifier computes them from a converter's per-leaf weights
+    ``float32(p / n_trees)`` (skl2onnx forests): each tree's (n, k) leaf values divided by
+    ``n_trees`` in float64 and rounded to float32, the quotients added in tree order in float32
+    from 0. Two classes: class 1's sum ``s`` and ``1 - s`` in float32 (onnxruntime's binary case,
+    whose label ``s > 0.5`` is then the first largest probability)."""
+    total = np.zeros((n, k), dtype=F32)
+    for v in values:
+        total += (np.asarray(v, dtype=np.float64) / n_trees).astype(F32)
+    if k == 2:
+        total[:, 0] = F32(1) - total[:, 1]
+    return total
 
 
 def sigmoid32(raw: np.ndarray) -> np.ndarray:

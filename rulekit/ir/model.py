@@ -11,6 +11,10 @@ Combiners (how tree outputs become a prediction, in the source's arithmetic orde
              softmax (multiclass). Gradient boosting from scikit-learn, XGBoost, LightGBM.
              ``arithmetic="float32"`` (XGBoost): base, sums and link in float32, as XGBoost
              computes them (:mod:`rulekit.ir.float32`); unset: float64.
+``average`` with ``arithmetic="float32"`` (classifiers from float ONNX files, e.g. skl2onnx
+             forests): each leaf value divided by the number of trees and rounded to float32, the
+             quotients added in tree order in float32; two classes: ``[1 - s, s]`` in float32
+             (:func:`rulekit.ir.float32.average32`), bit for bit what onnxruntime computes.
 
 A classifier's label is the argmax of its probabilities (first class on a tie), unless a ``sum``
 combiner sets ``decision``: then it comes from the raw scores, as scikit-learn's boosting does —
@@ -127,8 +131,8 @@ class Model:
                 raise RulekitError("combiner tree_output must give one output index per tree")
             if self.task == "classification" and c.link == "identity":
                 raise RulekitError("a boosted classifier needs a sigmoid or softmax link")
-        if c.arithmetic is not None and c.kind != "sum":
-            raise RulekitError("combiner 'arithmetic' applies to sum combiners only")
+        if c.arithmetic is not None and c.kind != "sum" and (c.kind != "average" or self.task != "classification"):
+            raise RulekitError("combiner 'arithmetic' applies to sum combiners and averaged classifiers only")
         if c.decision is not None and (c.kind != "sum" or self.task != "classification"):
             raise RulekitError("combiner 'decision' applies to boosted classifiers only")
         for i, tree in enumerate(self.trees):
@@ -205,6 +209,8 @@ class Model:
             for v in self.tree_values(M):
                 votes[np.arange(n), np.argmax(v, axis=1)] += 1.0
             return votes / len(self.trees)
+        if c.kind == "average" and c.arithmetic == "float32":
+            return _f32.average32(self.tree_values(M), len(self.trees), n, self.leaf_value_size).astype(np.float64)
         total = None
         for v in self.tree_values(M):
             total = v.copy() if total is None else total + v

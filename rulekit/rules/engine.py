@@ -562,6 +562,9 @@ def _combine(rb: RuleBase, M: np.ndarray, out: Outcomes) -> tuple[np.ndarray, np
             votes[rows, np.argmax(v, axis=1)] += 1.0
         proba = votes / len(grs)
         return proba, np.argmax(proba, axis=1), out
+    if c.kind == "average" and c.arithmetic == "float32":  # onnxruntime's float32 sums (skl2onnx forests)
+        proba = _f32.average32(tree_values(), len(grs), n, K).astype(np.float64)
+        return proba, np.argmax(proba, axis=1), out
     total = None
     for v in tree_values():
         total = v.copy() if total is None else total + v
