@@ -132,7 +132,9 @@ def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, qui
         arithmetic: str | None = None, assume_complete: bool = False) -> int:
     """``rename`` (``old=new`` pairs) and ``rename_file`` (JSON or CSV) rename features in the
     model file, so every target made from it uses the new names."""
+    from rulekit.dsl.printer import dumps as dumps_rules
     from rulekit.ir.modelfile import dumps_model
+    from rulekit.rules.base import RuleBase
     from rulekit.util import gc_paused
 
     check_output_path(output)
@@ -141,6 +143,15 @@ def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, qui
     with progress.phase(f"converting {file}"), gc_paused(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = load_foreign(file, format, allow_pickle, arithmetic, assume_complete)
+        if isinstance(model, RuleBase):  # a PMML RuleSetModel: a rules file, not a model file
+            if mapping:
+                raise RulekitError(f"{file}: --rename applies to models; this file holds a rule set "
+                                   f"(rename its features in the rules text)")
+            with progress.phase(f"writing {output} ({describe(model)})"):
+                write_atomic(output, dumps_rules(model))
+            report_written(output, f"{describe(model)}, {count(len(model.features), 'feature')}", quiet=quiet)
+            report_warnings(caught, quiet=quiet, only=UserWarning)
+            return 0
         if mapping:
             model = rename_features(model, mapping)
     with progress.phase(f"writing {output} ({describe(model)})"):

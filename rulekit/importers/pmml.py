@@ -1,10 +1,10 @@
 """Import PMML 4.x tree models: ``rulekit import model.pmml --format pmml``.
 
 Reads ``TreeModel``; ``MiningModel`` segmentations of trees (``sum``, ``average``, ``majorityVote``,
-``weightedAverage``, and ``weightedMajorityVote`` with equal weights) and the ``modelChain`` that
-sklearn2pmml writes for gradient boosting, XGBoost and LightGBM (sums of trees with ``Targets``, then
-a ``RegressionModel`` with a logit or softmax link); ``RuleSetModel`` with ``firstHit`` or
-``weightedMax`` selection (a decision list); ``Targets`` rescaling; DerivedFields that are a FieldRef.
+``weightedAverage``, ``weightedMajorityVote``) and the ``modelChain`` that sklearn2pmml writes for
+gradient boosting, XGBoost and LightGBM (sums of trees with ``Targets``, then a ``RegressionModel``
+with a logit or softmax link); ``Targets`` rescaling; DerivedFields that are a FieldRef. A
+``RuleSetModel`` becomes a rule base, not a model (:mod:`.pmml_rules`).
 Anything else is refused with the file and the element's line.
 
 Arithmetic: leaf values and tests are exact (see :mod:`.pmml_tree`); ``Targets`` rescaling is folded
@@ -15,12 +15,14 @@ into the leaves and the base score, so a sum ``(t1 + .. + tn) * factor + constan
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from rulekit.importers.pmml_fields import Schema, label_value, read_schema
+from rulekit.importers.pmml_rules import RuleSetReader
 from rulekit.importers.pmml_tree import GraphMaker, TreeContext, predicate_of
 from rulekit.importers.pmml_xml import (
     MAX_BYTES,
@@ -34,6 +36,7 @@ from rulekit.importers.pmml_xml import (
     safe_parser,
 )
 from rulekit.ir.model import Combiner, Model
+from rulekit.rules.base import RuleBase
 
 MODEL_ELEMENTS = ("TreeModel", "MiningModel", "RuleSetModel", "RegressionModel", "NeuralNetwork",
                   "GeneralRegressionModel", "NaiveBayesModel", "SupportVectorMachineModel",
@@ -44,8 +47,8 @@ MODEL_ELEMENTS = ("TreeModel", "MiningModel", "RuleSetModel", "RegressionModel",
 __all__ = ["MAX_BYTES", "PmmlError", "load_file", "loads"]
 
 
-def load_file(path: str | Path, *, assume_complete: bool = False) -> Model:
-    """The rulekit model of a PMML file. ``assume_complete``: read ``nullPrediction`` trees (which
+def load_file(path: str | Path, *, assume_complete: bool = False) -> Model | RuleBase:
+    """The rulekit model of a PMML file (a RuleBase for a ``RuleSetModel``). ``assume_complete``: read ``nullPrediction`` trees (which
     give no prediction on a missing value) as if no value were ever missing; the model then agrees
     with the file on complete rows only, and says so in ``model.source``."""
     path = Path(path)
@@ -54,7 +57,7 @@ def load_file(path: str | Path, *, assume_complete: bool = False) -> Model:
     return _read(root, where, assume_complete)
 
 
-def loads(text: str | bytes, *, assume_complete: bool = False, name: str = "<pmml>") -> Model:
+def loads(text: str | bytes, *, assume_complete: bool = False, name: str = "<pmml>") -> Model | RuleBase:
     """:func:`load_file` for a PMML document in memory."""
     data = text.encode("utf-8") if isinstance(text, str) else text
     try:
@@ -66,7 +69,7 @@ def loads(text: str | bytes, *, assume_complete: bool = False, name: str = "<pmm
     return _read(tree.getroot(), Where(Path(name)), assume_complete)
 
 
-def _read(root: etree._Element, where: Where, assume_complete: bool) -> Model:
+def _read(root: etree._Element, where: Where, assume_complete: bool) -> Model | RuleBase:
     models = [c for c in children(root) if local(c) in MODEL_ELEMENTS]
     if not models:
         raise where.error(root, "the PMML document holds no model")
@@ -76,18 +79,33 @@ def _read(root: etree._Element, where: Where, assume_complete: bool) -> Model:
                                     f"MiningModel of trees and RuleSetModel)")
     _refuse_nested_field_treatments(model_el, where)
     schema = read_schema(root, model_el, where)
-    reader = _Reader(schema, where, assume_complete)
-    model = reader.model(model_el)
     source: dict[str, Any] = {"library": "pmml", "element": local(model_el),
                               "version": root.get("version", "")}
     app = child(child(root, "Header") if child(root, "Header") is not None else root, "Application")
     if app is not None and app.get("name"):
         source["application"] = app.get("name")
+    if local(model_el) == "RuleSetModel":
+        return _ruleset(model_el, schema, where, source)
+    reader = _Reader(schema, where, assume_complete)
+    model = reader.model(model_el)
     if reader.assumed:
         source["assume_complete"] = True
     model.source.update(source)
     model.target = schema.target
     return model
+
+
+def _ruleset(el, schema: Schema, where: Where, source: dict) -> RuleBase:
+    if where.attr(el, "functionName") != "classification":
+        raise where.error(el, "a RuleSetModel is a classifier (functionName='classification')")
+    if not schema.classes:
+        raise where.error(el, "a classification model needs a categorical target with its values")
+    if child(el, "Targets") is not None:
+        raise where.error(child(el, "Targets"), "Targets on a classification model is not supported")
+    rb = RuleSetReader(schema, where).read(el)
+    app = f" ({source['application']})" if source.get("application") else ""
+    return rb.model_copy(update={"comments": (f"imported from a PMML {source['version']} RuleSetModel{app}",)
+                                             + rb.comments})
 
 
 def _refuse_nested_field_treatments(model_el, where: Where) -> None:
@@ -119,8 +137,6 @@ class _Reader:
             raise self.where.error(targets, "Targets on a classification model is not supported")
         if name == "TreeModel":
             return self._tree_model(el)
-        if name == "RuleSetModel":
-            return self._ruleset(el)
         return self._mining(el)
 
     def _task(self, el) -> str:
@@ -131,7 +147,8 @@ class _Reader:
             raise self.where.error(el, "a classification model needs a categorical target with its values")
         return fn
 
-    def _ctx(self, tree_el, task: str, scale: float = 1.0, float32: bool = False) -> TreeContext:
+    def _ctx(self, tree_el, task: str, scale: float = 1.0, float32: bool = False,
+             onehot: bool = False) -> TreeContext:
         missing = tree_el.get("missingValueStrategy", "none")
         if missing == "nullPrediction" and self.assume_complete:
             self.assumed = True
@@ -142,13 +159,13 @@ class _Reader:
                            classes=tuple(self.schema.classes) if task == "classification" else None,
                            class_type=self.schema.target_type, scale=scale,
                            float32=float32 or tree_el.get("x-mathContext") == "float",
-                           assume_complete=self.assume_complete)
+                           assume_complete=self.assume_complete, onehot=onehot)
 
-    def _graph(self, tree_el, task: str, scale: float = 1.0, float32: bool = False):
+    def _graph(self, tree_el, task: str, scale: float = 1.0, float32: bool = False, onehot: bool = False):
         root = child(tree_el, "Node")
         if root is None:
             raise self.where.error(tree_el, "a TreeModel needs a root <Node>")
-        return self.maker.tree(root, self._ctx(tree_el, task, scale, float32))
+        return self.maker.tree(root, self._ctx(tree_el, task, scale, float32, onehot))
 
     def _model(self, trees, task: str, combiner: Combiner | None = None) -> Model:
         return Model(trees, self.schema.features, task=task,
@@ -225,8 +242,7 @@ class _Reader:
         if method == "weightedAverage":
             return self._weighted_average(el, seg, segments, weights, task)
         if method == "weightedMajorityVote":
-            raise self.where.error(seg, "weightedMajorityVote with unequal segment weights is not supported "
-                                        "(rulekit's vote counts each tree once)")
+            return self._weighted_vote(el, seg, segments, weights, task)
         if method == "sum":
             if task != "regression":
                 raise self.where.error(seg, "a sum of classification trees is not a PMML model rulekit reads")
@@ -259,6 +275,22 @@ class _Reader:
             trees = [self._graph(m, task, w / total) for (_, m), w in zip(segments, weights)]
             return self._model(trees, task, Combiner(kind="sum", base_score=(0.0,)))
         trees = [self._graph(m, task, w * n / total) for (_, m), w in zip(segments, weights)]
+        return self._model(trees, task, Combiner(kind="single" if n == 1 else "average"))
+
+    def _weighted_vote(self, el, seg, segments, weights, task: str) -> Model:
+        """Each tree votes for its predicted class with its weight; the probabilities are the vote
+        shares. As rulekit's ``average`` of one-hot leaves scaled by ``w_i * n / sum(w)``: shares to
+        ~1e-16 relative; a label can differ only where two classes' totals tie to that rounding."""
+        if task != "classification":
+            raise self.where.error(seg, "weightedMajorityVote is a classification method")
+        if child(el, "Targets") is not None:
+            raise self.where.error(child(el, "Targets"), "Targets on a weightedMajorityVote is not supported")
+        total = sum(weights)
+        if any(not (w > 0 and math.isfinite(w)) for w in weights) or not math.isfinite(total):
+            raise self.where.error(seg, "weightedMajorityVote needs positive finite segment weights (a zero "
+                                        "or negative weight could let a class no tree voted for win)")
+        n = len(segments)
+        trees = [self._graph(m, task, w * n / total, onehot=True) for (_, m), w in zip(segments, weights)]
         return self._model(trees, task, Combiner(kind="single" if n == 1 else "average"))
 
     def _regression_part(self, m, task_el):
@@ -355,48 +387,3 @@ class _Reader:
                                         tree_output=tuple(outs), arithmetic=arithmetic))
         raise self.where.error(last, f"normalizationMethod={norm!r} for {len(classes)} classes is not "
                                      f"supported (logit for two classes, softmax)")
-
-    # --- RuleSetModel -------------------------------------------------------------------------
-    def _ruleset(self, el) -> Model:
-        if self._task(el) != "classification":
-            raise self.where.error(el, "a RuleSetModel is a classifier")
-        rs = child(el, "RuleSet")
-        if rs is None:
-            raise self.where.error(el, "a RuleSetModel needs a <RuleSet>")
-        methods = children(rs, "RuleSelectionMethod")
-        if not methods:
-            raise self.where.error(rs, "a RuleSet needs a RuleSelectionMethod")
-        criterion = self.where.attr(methods[0], "criterion")
-        if criterion not in ("firstHit", "weightedMax"):
-            raise self.where.error(methods[0], f"RuleSelectionMethod criterion={criterion!r}: rulekit reads "
-                                               f"firstHit and weightedMax as a tree (weightedSum needs "
-                                               f"every rule's vote)")
-        ctx = TreeContext(el=el, classes=tuple(self.schema.classes), class_type=self.schema.target_type)
-        rules = self._flat_rules(rs)
-        if criterion == "weightedMax":
-            rules.sort(key=lambda r: -r[2])  # stable: the first of equal weights wins
-        items = [(preds, self.maker._leaf_value(rule, ctx)) for preds, rule, _ in rules]
-        default = None
-        if rs.get("defaultScore") is not None:
-            k = len(self.schema.classes or ())
-            value = [0.0] * k
-            value[self.maker._class_index(rs, rs.get("defaultScore"), ctx,
-                                          {c: i for i, c in enumerate(self.schema.classes)})] = 1.0
-            default = value
-        graph = self.maker.decision_list(items, default, rs)
-        return self._model([graph], "classification")
-
-    def _flat_rules(self, rs) -> list:
-        """(predicates to AND, SimpleRule element, weight) in document order; CompoundRules flattened."""
-        out = []
-        stack = [(r, ()) for r in reversed([c for c in children(rs) if local(c) in ("SimpleRule", "CompoundRule")])]
-        while stack:
-            r, outer = stack.pop()
-            preds = outer + (predicate_of(r, self.where),)
-            if local(r) == "SimpleRule":
-                self.where.attr(r, "score")
-                out.append((preds, r, self.where.number(r, "weight", "1")))
-            else:
-                inner = [c for c in children(r) if local(c) in ("SimpleRule", "CompoundRule")]
-                stack.extend((c, preds) for c in reversed(inner))
-        return out

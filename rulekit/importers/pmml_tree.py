@@ -1,4 +1,4 @@
-"""A PMML ``TreeModel`` (or a decision list of predicates) -> one rulekit tree graph, exactly.
+"""A PMML ``TreeModel`` -> one rulekit tree graph, exactly.
 
 PMML evaluates a node's children in order and enters the first whose predicate is TRUE. A predicate
 on a missing value is UNKNOWN, and the tree's ``missingValueStrategy`` says what then happens:
@@ -44,6 +44,7 @@ class TreeContext:
     scale: float = 1.0  # Targets' rescaleFactor, or a weighted average's weight, on every leaf
     float32: bool = False  # x-mathContext="float": scores are float32 values
     assume_complete: bool = False
+    onehot: bool = False  # a (weighted) majority vote: a leaf is its predicted class, one-hot, times scale
 
 
 def predicate_of(el: etree._Element, where: Where) -> etree._Element:
@@ -71,17 +72,6 @@ class GraphMaker:
         if local(pred) != "True":
             raise self.where.error(pred, "the root <Node> of a TreeModel must have the predicate <True/>")
         return self._run(("node", root, ctx), ctx.el)
-
-    def decision_list(self, items: list[tuple[tuple, Any]], default: Any, where_el) -> Any:
-        """First-hit list: ``items`` are (predicates that must all hold, leaf value); a rule fires
-        only when its condition is TRUE (UNKNOWN moves on, as FALSE does)."""
-        desc: Any = ("value", tuple(default), where_el) if default is not None else (
-            "null", where_el, ("a row can match no rule and the RuleSet has no defaultScore: no "
-                              "prediction, which a rulekit model cannot express"))
-        for preds, value in reversed(items):
-            fire = ("value", tuple(value), preds[0])
-            desc = ("and", tuple(preds), fire, desc, desc)
-        return self._run(desc, where_el)
 
     # --- the work loop ------------------------------------------------------------------------
     def _run(self, start, where_el):
@@ -193,17 +183,46 @@ class GraphMaker:
             if not math.isfinite(v):
                 raise self.where.error(el, f"score {score!r} is not finite")
             return (v * ctx.scale,)
-        dists = children(el, "ScoreDistribution")
+        index = self._index(ctx)
+        dist = self.distribution(el, ctx)
+        if ctx.onehot:  # the tree's vote: its score, else its most probable class (the first on a tie)
+            if score is None and dist is None:
+                raise self.where.error(el, "a classification <Node> that ends a path needs a score")
+            value = [0.0] * len(ctx.classes)
+            value[self._class_index(el, score, ctx, index) if score is not None
+                  else max(range(len(dist)), key=dist.__getitem__)] = ctx.scale
+            return tuple(value)
+        if dist is None:
+            if score is None:
+                raise self.where.error(el, "a classification <Node> that ends a path needs a score")
+            value = [0.0] * len(ctx.classes)
+            value[self._class_index(el, score, ctx, index)] = 1.0
+            return tuple(v * ctx.scale for v in value)
+        value = list(dist)
+        best = max(range(len(value)), key=value.__getitem__)  # the first of equal maxima, as np.argmax
+        if ctx.scale != 1.0:  # a weighted average's segment weight, folded into the leaf
+            value = [v * ctx.scale for v in value]
+        if score is not None:
+            label = self._class_index(el, score, ctx, index)
+            if best != label:
+                raise self.where.error(el, f"score {score!r} is not the most probable class of this "
+                                           f"<Node> (first on a tie), as rulekit would predict")
+        return tuple(value)
+
+    def _index(self, ctx: TreeContext) -> dict:
         index = self._class_indexes.get(ctx)
         if index is None:
             index = self._class_indexes[ctx] = {c: i for i, c in enumerate(ctx.classes)}
-        k = len(ctx.classes)
+        return index
+
+    def distribution(self, el, ctx: TreeContext) -> tuple[float, ...] | None:
+        """The class distribution an element's ScoreDistributions give (their probabilities, else
+        their recordCounts normalised); None when it has none."""
+        dists = children(el, "ScoreDistribution")
         if not dists:
-            if score is None:
-                raise self.where.error(el, "a classification <Node> that ends a path needs a score")
-            value = [0.0] * k
-            value[self._class_index(el, score, ctx, index)] = 1.0
-            return tuple(v * ctx.scale for v in value)
+            return None
+        index = self._index(ctx)
+        k = len(ctx.classes)
         counts = [0.0] * k
         probs: list[float | None] = [None] * k
         for d in dists:
@@ -220,14 +239,6 @@ class GraphMaker:
             if not total > 0:
                 raise self.where.error(el, "the ScoreDistributions' recordCounts sum to 0")
             value = [c / total for c in counts]
-        best = max(range(k), key=value.__getitem__)  # the first of equal maxima, as np.argmax
-        if ctx.scale != 1.0:  # a weighted average's segment weight, folded into the leaf
-            value = [v * ctx.scale for v in value]
-        if score is not None:
-            label = self._class_index(el, score, ctx, index)
-            if best != label:
-                raise self.where.error(el, f"score {score!r} is not the most probable class of this "
-                                           f"<Node> (first on a tie), as rulekit would predict")
         return tuple(value)
 
     def _class_index(self, el, text: str, ctx: TreeContext, index: dict) -> int:
@@ -359,7 +370,7 @@ class GraphMaker:
         arr = child(pred, "Array")
         if arr is None:
             raise self.where.error(pred, "SimpleSetPredicate needs an <Array>")
-        codes = self._codes(pred, ref, _array_items(arr, self.where))
+        codes = self._codes(pred, ref, array_items(arr, self.where))
         hit, miss = (t, f) if op == "isIn" else (f, t)
         if ref.replacement is not None:
             rc = self._codes(pred, ref, [ref.replacement])
@@ -437,7 +448,7 @@ def _int_text(text: str):
         return None
 
 
-def _array_items(arr: etree._Element, where: Where) -> list[str]:
+def array_items(arr: etree._Element, where: Where) -> list[str]:
     """The entries of a PMML ``Array`` (whitespace-separated, double quotes around entries with
     spaces, a backslash escaping a quote)."""
     text = arr.text or ""

@@ -192,8 +192,10 @@ def test_ruleset_first_hit_and_weighted_max():
     np.testing.assert_array_equal(first.predict_proba(X)[0], [0.25, 0.75])
     heavy = loads(doc.format(c="weightedMax"))
     assert list(heavy.predict(X)) == ["no", "yes", "no", "no"]
-    with pytest.raises(PmmlError, match="weightedSum"):
-        loads(doc.format(c="weightedSum"))
+    vote = loads(doc.format(c="weightedSum"))  # yes 1 against no 5 where both fire
+    assert vote.semantics == "vote" and list(vote.predict(X)) == ["no", "yes", "no", "no"]
+    with pytest.raises(PmmlError, match=r"<pmml>:1: weight='0': rulekit's vote"):
+        loads(doc.format(c="weightedSum").replace('weight="5"', 'weight="0"'))
 
 
 def test_cli_sniffs_pmml_and_refuses_with_one_line(tmp_path, capsys):
@@ -254,13 +256,18 @@ def test_mutated_documents_give_a_rulekit_error_or_a_model(seed):
             pass
 
 
-def test_a_rule_list_that_grows_past_the_node_limit_is_refused_with_its_line(monkeypatch):
-
-    model, _X = zoo.get("handmade_nominal")
-    text = exporters.get("pmml")(rulekit.to_rules(model))
-    assert loads(text).trees[0].number_of_nodes() > 2_000  # a decision list copies its tail per literal
+def test_a_tree_that_grows_past_the_node_limit_is_refused_with_its_line(monkeypatch):
+    """A child behind an ``or`` is reached on two paths and copied on each: 12 nested ``or`` nodes
+    make ~2**12 copies of the innermost leaf."""
+    body = '<Node score="yes"><True/></Node>'
+    for i in range(12):
+        body = (f'<Node score="no"><CompoundPredicate booleanOperator="or"><SimplePredicate field="x" '
+                f'operator="lessThan" value="{i}"/><SimplePredicate field="c" operator="equal" value="red"/>'
+                f'</CompoundPredicate>{body}</Node>')
+    text = tree(body, 'noTrueChildStrategy="returnLastPrediction"')
+    assert loads(text).trees[0].number_of_nodes() > 2_000
     monkeypatch.setattr(pmml_tree, "MAX_NODES", 2_000)
-    with pytest.raises(PmmlError, match=r"<pmml>:\d+: this model grows past 2000 rulekit nodes"):
+    with pytest.raises(PmmlError, match=r"<pmml>:1: this model grows past 2000 rulekit nodes"):
         loads(text)
 
 
