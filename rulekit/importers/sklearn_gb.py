@@ -20,13 +20,8 @@ from typing import Any
 import numpy as np
 
 from rulekit.errors import RulekitError
-from rulekit.importers.sklearn import (
-    _check_fitted,
-    _classes,
-    _feature_names,
-    _sklearn_version,
-    tree_graph,
-)
+from rulekit.importers.sklearn_tree import (check_fitted, class_labels, feature_names, sklearn_version,
+                                            tree_graph)
 from rulekit.ir.model import Combiner, Feature, Model
 
 _CONSTANT_DUMMY_CLASSIFIER = ("prior", "most_frequent", "uniform", "constant")
@@ -51,14 +46,14 @@ def init_raw_prediction(est: Any) -> np.ndarray:
     try:
         raw = np.asarray(est._raw_predict_init(row), dtype=np.float64)
     except AttributeError:
-        raise RulekitError(f"{type(est).__name__} from scikit-learn {_sklearn_version()}: no "
+        raise RulekitError(f"{type(est).__name__} from scikit-learn {sklearn_version()}: no "
                            f"_raw_predict_init; this version is not supported") from None
     return raw[0]
 
 
 def from_gradient_boosting(est: Any) -> Model:
     """Convert a fitted ``GradientBoostingClassifier`` or ``GradientBoostingRegressor``."""
-    _check_fitted(est)
+    check_fitted(est)
     name = type(est).__name__
     if not hasattr(est, "estimators_"):
         raise RulekitError(f"{name} is not fitted")
@@ -76,14 +71,14 @@ def from_gradient_boosting(est: Any) -> Model:
             trees.append(tree_graph(stages[i, j].tree_, classifier=False, scale=lr, double=double,
                                     nan_right=True))
             outputs.append(j)
-    features = [Feature(name=s) for s in _feature_names(est, est.n_features_in_)]
-    source = {"library": "scikit-learn", "estimator": name, "version": _sklearn_version(),
+    features = [Feature(name=s) for s in feature_names(est, est.n_features_in_)]
+    source = {"library": "scikit-learn", "estimator": name, "version": sklearn_version(),
               "loss": str(est.loss), "learning_rate": lr}
     base_score = tuple(float(b) for b in base)
     if not classifier:
         return Model(trees, features, task="regression", source=source,
                      combiner=Combiner(kind="sum", base_score=base_score, link="identity"))
-    classes = _classes(est)
+    classes = class_labels(est)
     link = "sigmoid" if len(classes) == 2 else "softmax"
     if (link == "sigmoid") != (k == 1):
         raise RulekitError(f"{name}: {len(classes)} classes but {k} tree(s) per stage")

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from rulekit.errors import RulekitError
-from rulekit.importers.sklearn import _classes, _sklearn_version
+from rulekit.importers.sklearn_tree import class_labels, sklearn_version
 from rulekit.importers.sklearn_categories import domain_value as _domain_value
 from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.ir.tree import TreeBuilder
@@ -154,14 +154,14 @@ def from_hist_gradient_boosting(est: Any) -> Model:
         raise RulekitError(f"{name} has no trees (max_iter reached 0?)")
     # raw starts as zeros + baseline: 0.0 + b is what scikit-learn adds the trees to
     base = tuple(0.0 + float(b) for b in np.asarray(est._baseline_prediction, np.float64).ravel())
-    source = {"library": "scikit-learn", "estimator": name, "version": _sklearn_version(),
+    source = {"library": "scikit-learn", "estimator": name, "version": sklearn_version(),
               "loss": str(est.loss)}
     if link == "identity":
         if hasattr(est, "classes_"):
             raise RulekitError(f"{name}: a classifier with an identity link")
         return Model(trees, features, task="regression", source=source,
                      combiner=Combiner(kind="sum", base_score=base, link="identity"))
-    classes = _classes(est)
+    classes = class_labels(est)
     if (link == "sigmoid") != (k == 1) or len(base) != k:
         raise RulekitError(f"{name}: {len(classes)} classes but {k} tree(s) per iteration")
     combiner = Combiner(kind="sum", base_score=base, link=link, decision="raw>0",
