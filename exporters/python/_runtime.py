@@ -136,6 +136,12 @@ def _proba32(acc):
     return [_r32(v / s) for v in e]
 
 
+def _avg32(acc):
+    """Float32 sums of ``float32(v / n)`` as probabilities: two classes ``[1 - s, s]`` in float32
+    (onnxruntime's float classifier, ``average`` with ``arithmetic="float32"``)."""
+    return [_r32(1.0 - acc[1]), acc[1]] if len(acc) == 2 else list(acc)
+
+
 def _sigmoid(r):
     """1 / (1 + exp(-r)) with the C library's exp, as the IR (scipy's expit) and the sources do."""
     z = -r
@@ -245,6 +251,8 @@ def _proba(acc):
         return [v / s for v in e]
     if _COMBINE == "single":
         return list(acc)
+    if _F32:
+        return _avg32(acc)
     return [v / _NTREES for v in acc]
 
 
@@ -278,7 +286,7 @@ def _table_acc(x):
     for root in _ROOTS:
         v = _LVAL[_walk(root, x)]
         for k in range(_NOUT):
-            acc[k] += v[k]
+            acc[k] = _r32(acc[k] + _r32(v[k] / _NTREES)) if _F32 else acc[k] + v[k]
     return acc
 
 
@@ -461,6 +469,13 @@ def _raw_batch(X):
         leaves = _apply(_augment(enc, tables[4], lo, hi), tables)
         if _COMBINE == "single":
             raw[lo:hi] = lval[leaves[:, 0]]
+        elif _COMBINE == "average" and _F32:  # float32(v / n) added in tree order in float32
+            acc = np.zeros((hi - lo, _NOUT), np.float32)
+            for t in range(n_trees):
+                acc += (lval[leaves[:, t]] / n_trees).astype(np.float32)
+            if _NOUT == 2:
+                acc[:, 0] = np.float32(1) - acc[:, 1]
+            raw[lo:hi] = acc
         elif _COMBINE == "average":
             raw[lo:hi] = np.cumsum(lval[leaves], axis=1)[:, -1] / n_trees
         elif _COMBINE == "vote":
@@ -593,6 +608,12 @@ def _rb_combine(hits):
             votes[_argmax(v)] += 1.0
         proba = [v / _NGROUPS for v in votes]
         return proba, _argmax(proba)
+    if _COMBINE == "average" and _F32:
+        total = [0.0] * len(vals[0])
+        for v in vals:
+            total = [_r32(a + _r32(b / _NGROUPS)) for a, b in zip(total, v)]
+        proba = _avg32(total)
+        return proba, _argmax(proba)
     total = list(vals[0])
     for v in vals[1:]:
         total = [a + b for a, b in zip(total, v)]
@@ -687,6 +708,14 @@ def _rb_combine_batch(hits, vec, n):
         for v in vals:
             votes[rows, np.argmax(v, axis=1)] += 1.0
         proba = votes / _NGROUPS
+        return proba, np.argmax(proba, axis=1)
+    if _COMBINE == "average" and _F32:
+        acc = np.zeros((n, vals[0].shape[1]), np.float32)
+        for v in vals:
+            acc += (v / _NGROUPS).astype(np.float32)
+        if acc.shape[1] == 2:
+            acc[:, 0] = np.float32(1) - acc[:, 1]
+        proba = acc.astype(np.float64)
         return proba, np.argmax(proba, axis=1)
     total = None
     for v in vals:

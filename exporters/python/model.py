@@ -61,6 +61,7 @@ class _Writer:
         self.cls = model.task == "classification"
         self.single = self.c.kind == "single"
         self.f32 = self.c.kind == "sum" and self.c.arithmetic == "float32"  # XGBoost's arithmetic
+        self.avg32 = self.c.kind == "average" and self.c.arithmetic == "float32"  # onnxruntime's float sums
         self.n_out = self.c.n_outputs if self.c.kind == "sum" else model.leaf_value_size
         kinds = {k for t in trees for k in t.kind}
         precisions = {th[2] for t in trees for th in t.threshold if th is not None}
@@ -312,6 +313,9 @@ class _Writer:
                 texts[i] = [f"p{out} += {reps[n]}"]
             elif kind == "vote":
                 texts[i] = [f"p{v.index(max(v))} += 1.0"]
+            elif self.avg32:  # float32(v / n) added in float32
+                lits = nums([float(np.float32(x / len(self.trees))) for x in v]).split(", ")
+                texts[i] = [f"p{k} = _r32(p{k} + {lits[k]})" for k, x in enumerate(v) if x != 0.0] or ["pass"]
             else:
                 base = n * width
                 texts[i] = [names[k] + reps[base + k] for k, x in enumerate(v) if x != 0.0] or ["pass"]
@@ -325,6 +329,8 @@ class _Writer:
                 return [f"p{out} += _LVAL[{leafrow}][0]"]
             if kind == "vote":
                 return [f"k = _LVOTE[{leafrow}]"] + [f"p{k} += k == {k}" for k in range(K)]
+            if self.avg32:
+                return [f"v = _LVAL[{leafrow}]"] + [f"p{k} = _r32(p{k} + _r32(v[{k}] / _NTREES))" for k in range(K)]
             return [f"v = _LVAL[{leafrow}]"] + [f"p{k} += v[{k}]" for k in range(K)]
 
         return leaf, frontier
