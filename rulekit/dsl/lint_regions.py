@@ -20,9 +20,11 @@ import math
 import numpy as np
 
 from rulekit.dsl.lint_base import Finding, subtract
+from rulekit.dsl.grammar import LABEL_WORDS
+from rulekit.dsl.literals import typed
 from rulekit.dsl.printer import condition
 from rulekit.errors import RulekitError
-from rulekit.rules import boxes
+from rulekit.rules import boxes, engine
 from rulekit.rules.base import And, Compare, IsMissing, RuleBase
 
 MAX_RULES = 3000  # rules per group checked (larger groups: skipped, as the pairwise checks are)
@@ -165,10 +167,10 @@ def region_findings(reg: Regions, members: list[int], ordered: bool, skip: set[i
     live = np.zeros(len(reg.flat), dtype=bool)  # boxes of earlier rules that can decide a row
     vote = not ordered and rb.semantics == "vote" and rb.task == "classification"
     if vote:
-        labels = {}
-        code = np.asarray([labels.setdefault((type(r.conclusion.label), r.conclusion.label), len(labels))
-                           for r in rb.rules], dtype=np.int64)
-        box_label = code[reg.owner] if len(reg.flat) else np.zeros(0, dtype=np.int64)
+        out.extend(Finding(j, None, "this rule can never fire: no input satisfies its condition")
+                   for j in members if reg.per_rule[j] == [] and j not in skip)
+        out.extend(vote_findings(reg, members, skip, name, budget))
+        return out
     for j in members:
         bs = reg.per_rule[j]
         first, last = reg.first_box[j], reg.first_box[j + 1]
@@ -176,22 +178,16 @@ def region_findings(reg: Regions, members: list[int], ordered: bool, skip: set[i
             if j not in skip:
                 out.append(Finding(j, None, "this rule can never fire: no input satisfies its condition"))
             continue
-        if bs is not None and j not in skip and budget[0] > 0 and (ordered or vote):
-            earlier = np.flatnonzero(live[:first] if not vote else live[:first] & (box_label[:first] != code[j]))
-            if ordered and len(earlier) and not len(reg.holding(_point(bs[-1], reg.schema), earlier)):
+        if bs is not None and j not in skip and budget[0] > 0 and ordered:
+            earlier = np.flatnonzero(live[:first])
+            if len(earlier) and not len(reg.holding(_point(bs[-1], reg.schema), earlier)):
                 earlier = earlier[:0]  # a point of the rule no earlier rule's bounds hold: it fires there
             cand = reg.meeting(j, earlier) if len(earlier) else earlier
-            if ordered and len(cand):
+            if len(cand):
                 cover = _covering(reg, j, cand, budget)
                 if cover is not None:
                     out.append(Finding(j, None, _shadow_message(cover, name)))
                     continue
-            elif vote and len(cand):
-                hit = _overlap(reg, j, cand)
-                if hit is not None:
-                    i, point = hit
-                    out.append(Finding(j, None, f"overlaps {name(i)} with a different conclusion: both fire "
-                                                f"where {point}"))
         live[first:last] = True
     return out
 
@@ -273,13 +269,115 @@ def _shadow_message(cover: list[int], name) -> str:
             "matches")
 
 
-def _overlap(reg: Regions, j: int, cand: np.ndarray):
-    for b in cand.tolist():
-        for bj in reg.per_rule[j]:
-            m = bj.meet(reg.flat[b])
-            if m is not None:
-                return int(reg.owner[b]), example_text(m, reg.schema)
-    return None
+# --- vote bases ------------------------------------------------------------------------------------
+
+
+def vote_findings(reg: Regions, members: list[int], skip: set[int], name, budget: list[int]) -> list[Finding]:
+    """Vote (classification) findings. Overlapping rules with different conclusions are what a vote
+    is for, so an overlap alone is no finding; two are, each only where certain:
+
+    * a rule that changes no predicted label anywhere it fires (with it and without it the vote, or
+      the default where it fires alone, gives the same label) although it meets a rule of another
+      conclusion: dead weight, named with a rule that outvotes it and an input where that happens
+      (or, never outvoted, an input where rules of its own class win without it);
+    * a tied vote (two classes share the top vote, exactly as the engine adds the weights): the
+      answer there is only the class listed first; told at the last rule of the tie, with an input.
+
+    Each rule's region is cut into cells by every rule meeting it (any order); a rule whose cells
+    take more than :data:`MAX_CELLS` or the lint call's budget, and a group with a rule whose region
+    is unknown (oblique), are left unchecked."""
+    from_rules = [reg.per_rule[i] for i in members]
+    if any(bs is None for bs in from_rules):
+        return []
+    try:
+        oc = engine.outcomes(reg.rb)
+    except RulekitError:
+        return []  # a label outside the classes: reported by the conclusion checks
+    cls, weight, K = oc.cls, oc.weight, len(oc.classes)
+    default = int(oc.cls[-1]) if oc.has_default else -1
+    boxes_of = np.concatenate([np.arange(reg.first_box[i], reg.first_box[i + 1]) for i in members]) \
+        if members else np.zeros(0, dtype=np.int64)
+    out: list[Finding] = []
+    for j in members:
+        if j in skip or not reg.per_rule[j] or budget[0] <= 0:
+            continue
+        others = boxes_of[reg.owner[boxes_of] != j]
+        cand = reg.meeting(j, others) if len(others) else others
+        meet = sorted({int(i) for i in reg.owner[cand]})
+        if not any(cls[i] != cls[j] for i in meet):
+            continue  # no other conclusion meets it: nothing a vote decides
+        cells = _cells(reg, j, meet, budget)
+        if cells is None:
+            continue
+        changes, lost, tie, shared = False, None, None, None
+        for box, fired in cells:
+            votes = _tally(fired, cls, weight, K)
+            top = max(votes)
+            win = votes.index(top)
+            rest = [i for i in fired if i != j]
+            without = _tally(rest, cls, weight, K).index(max(_tally(rest, cls, weight, K))) if rest else default
+            changes = changes or win != without
+            if win != cls[j] and lost is None:
+                lost = (box, [i for i in rest if cls[i] == win])
+            if shared is None and any(cls[i] != cls[j] for i in rest):
+                shared = box
+            tied = [c for c in range(K) if votes[c] == top]
+            if tie is None and len(tied) > 1 and cls[j] in tied and j == max(i for i in fired if cls[i] in tied):
+                tie = (box, tied, [i for i in rest if cls[i] in tied])
+        if tie is not None:
+            box, tied, with_ = tie
+            names = " and ".join(_label(oc.classes[c]) for c in tied[:2]) + (" and more" if len(tied) > 2 else "")
+            out.append(Finding(j, None, f"ties the vote{' with ' + name(with_[0]) if with_ else ''} where {example_text(box, reg.schema)}: "
+                                        f"{names} get the same vote there, and the answer "
+                                        f"({_label(oc.classes[tied[0]])}) is only the class listed first"))
+        if not changes and shared is not None:
+            why = (f"{name(lost[1][0])} outvotes it, e.g. where {example_text(lost[0], reg.schema)}" if lost
+                   else f"rules of its class win without it, e.g. where {example_text(shared, reg.schema)}")
+            out.append(Finding(j, None, f"this rule never changes a predicted label: the vote ends the same "
+                                        f"without it wherever it fires ({why})"))
+    return out
+
+
+MAX_CELLS = 256  # cells of one rule's region (split by the rules meeting it) before it is left unchecked
+
+
+def _cells(reg: Regions, j: int, meet: list[int], budget: list[int]) -> list | None:
+    """Rule ``j``'s region cut by the regions of rules ``meet``: ``(box, rules firing there)`` pairs
+    (boxes may overlap; the firing rules are the same at every point of a box), or None (too many)."""
+    cells = [(b, (j,)) for b in reg.per_rule[j]]
+    for i in meet:
+        region = reg.per_rule[i]
+        nxt = []
+        for box, fired in cells:
+            inside = [m for b in region if (m := box.meet(b)) is not None]
+            if not inside:
+                nxt.append((box, fired))
+                continue
+            with_i = tuple(sorted(fired + (i,)))
+            nxt.extend((m, with_i) for m in inside)
+            rest = [box]
+            for b in region:
+                rest = subtract(rest, b, reg.schema, MAX_CELLS)
+                if rest is None:
+                    return None
+            nxt.extend((r, fired) for r in rest)
+        budget[0] -= len(nxt)
+        if len(nxt) > MAX_CELLS or budget[0] <= 0:
+            return None
+        cells = nxt
+    return cells
+
+
+def _tally(fired, cls: np.ndarray, weight: np.ndarray, K: int) -> list[float]:
+    """Each class's vote where rules ``fired`` (ascending) fire, added as the engine adds them."""
+    votes = [0.0] * K
+    for i in fired:
+        votes[cls[i]] += float(weight[i])
+    return votes
+
+
+def _label(v) -> str:
+    return typed(v, LABEL_WORDS)
 
 
 # --- example points ----------------------------------------------------------------------------------

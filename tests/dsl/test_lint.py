@@ -56,7 +56,7 @@ def test_shadowed_under_first_hit_only():
     body = "r1: if outlook = sunny and h > 75 then no\nr2: if outlook = sunny and h > 80 and w < 3 then yes\n"
     assert warnings(body) == [(2, "this rule can never fire: rule 'r1' (line 9) comes first and matches "
                                   "every row this one matches")]
-    assert warnings(body, semantics="vote")[0][1].startswith("overlaps rule 'r1'")
+    assert warnings(body, semantics="vote")[0][1].startswith("ties the vote with rule 'r1'")
     assert warnings("if h > 80 then no\nif h > 75 then yes\n") == []
     assert warnings("if true then no\nif w > 1 then yes\n")[0][1].startswith("this rule can never fire: rule #1")
 
@@ -82,10 +82,18 @@ def test_duplicates():
 
 
 def test_overlap_in_a_vote_set():
+    """An overlap is told where the vote ties or a rule changes no label (rule 4: 'no' wins at h > 5
+    without it, by the tie-break)."""
     body = "if h > 1 then no\nif h > 2 then yes\nif h <= 1 then yes\nif h > 5 then no\n"
+    dead = "this rule never changes a predicted label: the vote ends the same without it wherever it fires"
     assert warnings(body, semantics="vote") == [
-        (2, "overlaps rule #1 (line 9) with a different conclusion: both fire where h = 3"),
-        (4, "overlaps rule #2 (line 10) with a different conclusion: both fire where h = 6")]
+        (2, "ties the vote with rule #1 (line 9) where h = 5: no and yes get the same vote there, and the "
+            "answer (no) is only the class listed first"),
+        (2, f"{dead} (rule #1 (line 9) outvotes it, e.g. where h = 6)"),
+        (4, f"{dead} (rules of its class win without it, e.g. where h = 6)")]
+    # weights that decide every overlap: rule 2 wins where it meets rule 1, rule 4 where it meets rule 2
+    body = "if h > 1 then no\nif h > 2 then yes weight 2\nif h <= 1 then yes\nif h > 5 then no weight 1.5\n"
+    assert warnings(body, semantics="vote") == []
     assert warnings(body, semantics="weighted-sum") == []
 
 

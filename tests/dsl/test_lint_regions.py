@@ -1,5 +1,5 @@
 """Region lint (rulekit.dsl.lint_regions): rules that can never fire (contradictions, first-hit shadowing
-by several earlier rules together) and vote overlaps with an example input -- exact both ways against
+by several earlier rules together) and vote overlaps that tie or change no label, with an example input -- exact both ways against
 a brute-force oracle: the rule engine on a grid holding a point of every cell the rules' thresholds
 cut (every canonical boundary and its float64 successor, +-inf, NaN; every nominal code, an unseen
 value, missing), in float32 and float64 rule bases.
@@ -54,16 +54,34 @@ def test_contradictions_across_features():
     assert warnings(body) == [(1, f"{NEVER}: no input satisfies its condition")]
 
 
-def test_vote_overlap_names_an_input_where_both_fire():
+TIE = "ties the vote with"
+DEAD = "this rule never changes a predicted label"
+
+
+def test_vote_overlaps_are_told_only_where_they_tie_or_change_nothing():
+    # equal weights meet: the vote ties where both fire (the answer is only the first class); and
+    # rule 2 (yes, the default's label) then never changes a label: dead weight
     body = "if outlook = sunny and h > 70 then no\nif h <= 75 and w > 2 then yes\n"
     assert warnings(body, semantics="vote") == [
-        (2, "overlaps rule #1 (line 9) with a different conclusion: both fire where outlook = sunny and "
-            "h = 75 and w = 3")]
+        (2, f"{TIE} rule #1 (line 9) where outlook = sunny and h = 75 and w = 3: no and yes get the same vote "
+            "there, and the answer (no) is only the class listed first"),
+        (2, f"{DEAD}: the vote ends the same without it wherever it fires (rule #1 (line 9) outvotes it, e.g. "
+            "where outlook = sunny and h = 75 and w = 3)")]
+    # an overlap where each rule decides somewhere is what a vote is for: no finding
+    assert warnings("if h > 1 then no weight 2\nif w > 2 then yes weight 3\n", semantics="vote") == []
+    # outvoted wherever it meets the other rule, and its own label is the default's elsewhere
+    assert warnings("if h > 1 then no weight 2\nif w > 2 then yes\n", semantics="vote") == [
+        (2, f"{DEAD}: the vote ends the same without it wherever it fires (rule #1 (line 9) outvotes it, e.g. "
+            "where h = 2 and w = 3)")]
     assert warnings("if outlook = sunny then no\nif outlook = rain then yes\n", semantics="vote") == []
     assert warnings("if h > 1 then no\nif h > 2 then no\n", semantics="vote") == []  # same label
-    # only missing rows are shared
+    # only missing rows are shared: they tie
+    got = warnings("if h <= 1 or h is missing then no\nif h > 1 or h is missing then yes weight 2\n",
+                   semantics="vote")
+    assert got == []  # rule 2 outvotes rule 1 on missing h; each decides somewhere
     got = warnings("if h <= 1 or h is missing then no\nif h > 1 or h is missing then yes\n", semantics="vote")
-    assert got == [(2, "overlaps rule #1 (line 9) with a different conclusion: both fire where h is missing")]
+    assert got[0] == (2, f"{TIE} rule #1 (line 9) where h is missing: no and yes get the same vote there, "
+                         "and the answer (no) is only the class listed first")
 
 
 def test_lint_stays_within_its_budget_on_heavily_overlapping_bases():
@@ -154,7 +172,9 @@ def _path_conditions(draw):
 
 
 def _rule_lists(conditions):
-    return st.lists(st.tuples(conditions, st.sampled_from(["n", "y"])), min_size=2, max_size=7)
+    """(condition, label, vote weight) triples (None: 1; equal weights of other labels tie)."""
+    return st.lists(st.tuples(conditions, st.sampled_from(["n", "y"]), st.sampled_from([None, None, 0.5, 2.0])),
+                    min_size=2, max_size=7)
 
 
 @pytest.mark.parametrize("conditions, n", [
@@ -164,16 +184,17 @@ def _rule_lists(conditions):
 ])
 def test_exact_against_a_grid_oracle(conditions, n):
     @settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-    @given(_rule_lists(conditions), st.sampled_from(["float32", "float64"]), st.sampled_from(["first-hit", "vote"]))
-    def check(rules, precision, order):
-        _check_against_the_oracle(rules, precision, order)
+    @given(_rule_lists(conditions), st.sampled_from(["float32", "float64"]), st.sampled_from(["first-hit", "vote"]),
+           st.sampled_from([None, "n", "y"]))
+    def check(rules, precision, order, default):
+        _check_against_the_oracle(rules, precision, order, default)
 
     check()
 
 
-def _check_against_the_oracle(rules, precision, order):
+def _check_against_the_oracle(rules, precision, order, default=None):
     rb = RuleBase(task="classification", classes=("n", "y"), features=_feats(), precision=precision,
-                  semantics=order, rules=tuple(Rule(condition=c, conclusion=Conclusion(label=k)) for c, k in rules))
+                  semantics=order, default=None if default is None else Conclusion(label=default), rules=tuple(Rule(condition=c, conclusion=Conclusion(label=k), weight=w) for c, k, w in rules))
     grid = _grid(precision)
     match = engine.match_matrix(rb, grid)
     found = lint(rb)
@@ -191,16 +212,43 @@ def _check_against_the_oracle(rules, precision, order):
     assert {j for j in range(len(labels)) if not fires[j]} <= never | {
         f.rule for f in found if "condition as" in f.message or "duplicate of" in f.message}
     assert all(not fires[j] for j in never), found
-    flagged = {f.rule: f for f in found if f.message.startswith("overlaps")}
     repeated = {f.rule for f in found if "condition as" in f.message or "duplicate of" in f.message}
+    ties = {f.rule: f for f in found if f.message.startswith(TIE)}
+    dead = {f.rule: f for f in found if f.message.startswith(DEAD)}
+    assert not [f for f in found if f.message.startswith("overlaps")], found
+    oc = engine.outcomes(rb)
+    votes = _votes(match, oc.cls, oc.weight, range(len(labels)))
+    top = votes.max(axis=1)
+    tied = votes == top[:, None]
+    win = votes.argmax(axis=1)
     for j in range(len(labels)):
         if j in never or j in repeated:
             continue
-        overlaps = any((match[:, i] & match[:, j]).any() for i in range(j) if labels[i] != labels[j])
-        assert (j in flagged) == overlaps, (j, found)
-        if j in flagged:
-            f = flagged[j]
-            i = int(re.search(r"#(\d+)", f.message).group(1)) - 1
-            row = np.asarray([_example_row(f.message.split("both fire where ")[1])])
-            both = engine.match_matrix(rb, row)[0]
-            assert both[i] and both[j] and labels[i] != labels[j], f
+        cj = oc.cls[j]
+        others = [i for i in range(len(labels)) if i != j]
+        wo = _votes(match, oc.cls, oc.weight, others)
+        win_wo = np.where(match[:, others].any(axis=1), wo.argmax(axis=1), oc.cls[-1] if oc.has_default else -1)
+        meets = any((match[:, i] & match[:, j]).any() for i in others if labels[i] != labels[j])
+        rows = match[:, j]
+        assert (j in dead) == (meets and not (win != win_wo)[rows].any()), (j, found)
+        last = np.asarray([max(i for i in range(len(labels)) if match[r, i] and tied[r, oc.cls[i]]) if rows[r]
+                           and tied[r, cj] else -1 for r in range(len(grid))])
+        assert (j in ties) == bool((rows & (tied.sum(axis=1) > 1) & tied[:, cj] & (last == j)).any()), (j, found)
+        if j in ties:  # the example input: j fires and the vote ties there
+            row = np.asarray([_example_row(ties[j].message.split(" where ")[1].split(": ")[0])])
+            m = engine.match_matrix(rb, row)
+            v = _votes(m, oc.cls, oc.weight, range(len(labels)))[0]
+            assert m[0, j] and (v == v.max()).sum() > 1, ties[j]
+        if j in dead:  # the example input: j fires and is outvoted there
+            row = np.asarray([_example_row(dead[j].message.split("e.g. where ")[1][:-1])])
+            m = engine.match_matrix(rb, row)
+            lost = _votes(m, oc.cls, oc.weight, range(len(labels)))[0].argmax() != cj
+            assert m[0, j] and lost == ("outvotes it" in dead[j].message), dead[j]
+
+
+def _votes(match, cls, weight, rules) -> np.ndarray:
+    """Each class's vote per row, added in rule order as the engine adds them."""
+    votes = np.zeros((len(match), int(cls.max()) + 1 if len(cls) else 1))
+    for i in rules:
+        votes[match[:, i], cls[i]] += weight[i]
+    return votes
