@@ -1,4 +1,5 @@
-"""XGBoost's float32 arithmetic (``Combiner.arithmetic == "float32"``) as ONNX nodes.
+"""Float32 combiner arithmetic (``Combiner.arithmetic == "float32"``) as ONNX nodes: XGBoost's sums
+and links, and the float32 sums of ``average`` classifiers (:func:`combine_avg32`).
 
 The tree-ensemble operator sums in an order of its own, so each tree writes its float32 leaf value
 to a target of its own ([N, n_trees], exact in either operator type); a ``Scan`` then adds the
@@ -107,6 +108,38 @@ def combine32(gb: GraphBuilder, model, forest: Forest, ensemble, elem: int) -> l
         gb.op("Cast", [gb.to_vector(raw)], to=elem, out="prediction")
         return [helper.make_tensor_value_info("prediction", elem, ["N"])]
     p = link32(gb, raw, c.link, c.n_outputs)
+    label_elem = label_output(gb, model.classes, p)
+    gb.op("Cast", [p], to=elem, out="probabilities")
+    return [helper.make_tensor_value_info("label", label_elem, ["N"]),
+            helper.make_tensor_value_info("probabilities", elem, ["N", model.n_classes])]
+
+
+def _avg_body(width: int) -> object:
+    """Scan body: ``state + x`` in float32, both [N, width]."""
+    return helper.make_graph(
+        [helper.make_node("Add", ["state", "x"], ["next"])], "add_tree",
+        [helper.make_tensor_value_info("state", F, ["N", width]),
+         helper.make_tensor_value_info("x", F, ["N", width])],
+        [helper.make_tensor_value_info("next", F, ["N", width])])
+
+
+def combine_avg32(gb: GraphBuilder, model, forest: Forest, ensemble, elem: int) -> list:
+    """Outputs of an ``average`` classifier with float32 arithmetic (:func:`rulekit.ir.float32.average32`):
+    each tree writes its leaf's ``float32(v / n)`` to targets of its own (exact in either operator
+    type, one weight per target), a ``Scan`` adds them in tree order in float32, two classes become
+    ``[1 - s, s]``. The operator's own sum would do the same on one thread only."""
+    W, n = forest.width, forest.n_trees
+    wide = dataclasses.replace(
+        forest, weight_parts=[(np.asarray(p) / n).astype(np.float32).astype(np.float64) for p in forest.weight_parts],
+        tree_targets=[tuple(t * W + q for q in range(W)) for t in range(n)], n_targets=n * W)
+    cols = gb.op("Cast", [ensemble(wide)], to=F, hint="tree_values")
+    per_tree = gb.op("Reshape", [cols, gb.const(np.array([0, n, W], np.int64), "per_tree")])
+    shape = gb.op("Concat", [gb.op("Shape", [cols], end=1), gb.const(np.array([W], np.int64), "width")], axis=0)
+    zeros = gb.op("ConstantOfShape", [shape], value=helper.make_tensor("zero", F, [1], [0.0]))
+    p = gb.op("Scan", [zeros, per_tree], hint="sum32", body=_avg_body(W), num_scan_inputs=1,
+              scan_input_axes=[1])
+    if W == 1:  # [1 - s, s]: one product and one addition per entry, as 1 - s rounds in float32
+        p = gb.op("Gemm", [p, gb.const(_f32([[-1.0, 1.0]]), "pm"), gb.const(_f32([1.0, 0.0]), "bias")])
     label_elem = label_output(gb, model.classes, p)
     gb.op("Cast", [p], to=elem, out="probabilities")
     return [helper.make_tensor_value_info("label", label_elem, ["N"]),

@@ -23,7 +23,7 @@ from rulekit.ir.model import Model
 
 from .ensemble import emit_v3, emit_v5
 from .flatten import Forest, flatten
-from .float32 import combine32
+from .float32 import combine32, combine_avg32
 from .graph import GraphBuilder
 from .labels import is_range, label_output
 from .metadata import model_metadata
@@ -137,6 +137,8 @@ def _combine(gb: GraphBuilder, model: Model, forest: Forest, ensemble, dtype, el
     c = model.combiner
     if c.kind == "sum" and c.arithmetic == "float32":
         return combine32(gb, model, forest, ensemble, elem)
+    if c.kind == "average" and c.arithmetic == "float32":
+        return combine_avg32(gb, model, forest, ensemble, elem)
     averaged = c.kind in ("average", "vote")
     in_op = averaged and forest.width == 1
     if model.task == "regression":

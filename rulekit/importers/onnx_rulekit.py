@@ -18,6 +18,7 @@ import json
 import numpy as np
 from onnx import numpy_helper
 
+from rulekit.importers.onnx_combine import _scaled
 from rulekit.importers.onnx_graph import ENSEMBLES, ML_DOMAIN, describe, ml_opset
 from rulekit.importers.onnx_tree_ir import TreeReader
 from rulekit.importers.onnx_trees import OnnxModelError, decode
@@ -148,7 +149,9 @@ def _trees(ens, reader: TreeReader, values, combiner: Combiner, task: str, class
                 return values(t, j)
             return np.array([values(q * n_trees + t, j + q * n_leaves_copy)[q] for q in range(copies)])
 
-        if combiner.kind == "sum":
+        if combiner.kind == "average" and combiner.arithmetic == "float32":
+            leaf = _average32_leaf(values, t, n_trees, copies, n_leaves_copy, len(classes))
+        elif combiner.kind == "sum":
             k = t if combiner.arithmetic == "float32" else (combiner.tree_output or (0,) * n_trees)[i]
 
             def leaf(j, vector=vector, k=k):
@@ -165,3 +168,20 @@ def _trees(ens, reader: TreeReader, values, combiner: Combiner, task: str, class
                 return tuple(float(v) for v in vector(j)[:len(classes)])
         out.append(reader.tree(root, leaf))
     return out
+
+
+def _average32_leaf(values, t: int, n_trees: int, copies: int, n_leaves_copy: int, n_classes: int):
+    """Leaf values of tree ``t`` of a float32 ``average`` export, which writes ``float32(v / n)`` of
+    its ``W`` classes to targets ``t * W + q``: ``v`` back as the ONNX importer reads skl2onnx's
+    weights (:func:`rulekit.importers.onnx_combine._scaled`), so an imported forest comes back equal."""
+    W = 1 if n_classes == 2 else n_classes
+
+    def leaf(j):
+        if copies == 1:
+            row = values(t, j)
+            w = [row[t * W + q] for q in range(W)]
+        else:
+            w = [values(q * n_trees + t, j + q * n_leaves_copy)[t * W + q] for q in range(W)]
+        v = _scaled(np.asarray([w], np.float64), n_trees)[0]
+        return (1.0 - float(v[0]), float(v[0])) if n_classes == 2 else tuple(float(x) for x in v)
+    return leaf
