@@ -19,13 +19,12 @@ from pydantic import ValidationError
 
 from rulekit.dsl import literals, missing, stat_words
 from rulekit.dsl.diagnostics import Diagnostic, make, source_lines
-from rulekit.dsl.grammar import CONDITION_WORDS
+from rulekit.dsl.grammar import CONDITION_WORDS, MAX_DEPTH
 from rulekit.dsl.lexer import Tok
 from rulekit.ir.schema import Combiner, Feature
 from rulekit.rules.base import (TRUE, And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule,
                                 RuleBase)
 
-MAX_DEPTH = 100  # nesting of and/or/not groups; deeper conditions are refused with a clear error
 MAX_ERRORS = 100
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "!=": "!="}
@@ -408,26 +407,37 @@ class Builder(Transformer_NonRecursive):
 
     def stats(self, c):
         out = {}
-        for key, value, tok in c:
+        shares = []
+        for key, value, tok, pct in c:
+            if pct is not None:
+                shares.append((key, value, pct))
             if key is None:
                 continue
             if key in out:
                 self.err(tok, f"statistic {_nm(key)} is given twice")
             out[key] = value
+        for key, value, pct in shares:  # `622 correct (87.1%)`: checked, not kept
+            problem = ("a percentage follows only 'correct' (e.g. 'with 10 rows, 9 correct (90%)')"
+                       if key != "correct" else stat_words.percent_problem(pct.value, value, out.get("n")))
+            if problem is not None and (key != "correct" or "n" in out):  # no rows: resolve says so
+                self.err(pct, problem)
         problem = stat_words.resolve(out)
         if problem is not None:  # at the word 'correct'
-            self.err(next(tok for key, _, tok in c if key == "correct"), problem)
+            self.err(next(tok for key, _, tok, _ in c if key == "correct"), problem)
         return out
 
     def stat(self, c):
-        return self.text_of(c[0]), self.numbers(c[1:])[0][0], c[0]
+        return self.text_of(c[0]), self.numbers(c[1:])[0][0], c[0], None
 
     def stat_word(self, c):
         key = stat_words.word_key(c[1].value)
         if key is None:
             self.err(c[1], f"unknown statistic word {c[1].value!r}; the words are "
                            + ", ".join(repr(w) for w in stat_words.WORDS) + " (or write 'name = number')")
-        return key, self.numbers(c[:1])[0][0], c[1]
+        return key, self.numbers(c[:1])[0][0], c[1], c[2] if len(c) > 2 else None
+
+    def percent(self, c):
+        return c[0]  # the NUMBER token (checked by stats against the counts)
 
     # --- conditions: each returns (node, depth), or a _Chain -------------------------------------
     def _depth(self, items):

@@ -58,7 +58,7 @@ def test_stats_keep_layout_and_count_like_pandas(tmp_path):
     out = (tmp_path / "out.rules").read_text()
     assert _without_stats(out) == _without_stats(EDITED)  # comments, blank lines, layout: same bytes
     assert "# keep" in out and "# windy rain" in out and "#  footer" not in out
-    assert "2 correct  # old count\n# footer" in out  # a comment inside the old statistics is kept
+    assert "2 correct (50%)  # old count\n# footer" in out  # a comment inside the old statistics is kept
     assert "support" not in out and "fired" not in out  # the readable form: the reviewer's words only
     rb = dsl.loads(out)
     r = subprocess.run([sys.executable, "-m", "rulekit", "stats", str(tmp_path / "in.rules"), GOLF,
