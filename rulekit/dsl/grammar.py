@@ -31,6 +31,8 @@ NAME_RE = re.compile(_terminal_pattern("NAME"))
 INT_RE = re.compile(r"[+-]?[0-9]+")
 #: digits only: a rule id written without quotes
 DIGITS_RE = re.compile(r"[0-9]+")
+#: nesting of and/or/not groups; the parser refuses deeper conditions, the printer never writes one
+MAX_DEPTH = 100
 
 # Words reserved where a feature name stands in a condition (`if NAME ...`, `and NAME`, `(NAME`).
 CONDITION_WORDS = frozenset({"and", "or", "not", "true", "false", "inf", "nan"})
