@@ -6,8 +6,14 @@ double sum or quotient of two float32 values gives the float32 result exactly, s
 than 2 x 24 + 2 bits. Sums go in tree order from the base score, as XGBoost adds them; the links
 follow :mod:`rulekit.ir.float32` (exp in double rounded once, softmax's exps summed in double left
 to right). PostgreSQL raises an error when a double rounds to a float32 zero, so values that may
-be that small become 0 first. Dialects without a 4-byte float (SQLite, BigQuery, Snowflake; T-SQL
-is untested) keep float64 sums and say so in a header comment.
+be that small become 0 first. Dialects without a 4-byte float (SQLite, BigQuery, Snowflake) keep
+float64 sums and say so in a header comment.
+
+T-SQL (:data:`CHAINED`) cannot nest one CAST per tree (50 per stage: sqlglot's parser recurses past
+Python's limit and SQL Server nests at most 32 levels), so each partial sum is a one-row table of
+its own, joined to the previous one (:func:`chain`): ``... CROSS APPLY (SELECT CAST(CAST(c3.v + <tree
+4> AS REAL) AS DOUBLE PRECISION) AS v) AS c4``, flat at any length, the same additions in the same
+order. docs/engines.md ("T-SQL") says how it was checked without a SQL Server.
 """
 
 from __future__ import annotations
@@ -18,7 +24,11 @@ from rulekit.exporters.sql.dialect import Dialect
 
 # dialect -> (4-byte float type, double type) for CAST
 TYPES = {"postgres": ("REAL", "DOUBLE PRECISION"), "duckdb": ("FLOAT", "DOUBLE"),
-         "spark": ("FLOAT", "DOUBLE"), "mysql": ("FLOAT", "DOUBLE")}
+         "spark": ("FLOAT", "DOUBLE"), "mysql": ("FLOAT", "DOUBLE"), "tsql": ("REAL", "DOUBLE PRECISION")}
+# dialect -> its lateral join of a one-row table (:func:`chain`); CHAINED: the dialects whose staged
+# float32 sums are such chains (the others nest the CASTs; tests chain DuckDB and PostgreSQL as well)
+LATERAL = {"tsql": "CROSS APPLY", "duckdb": "CROSS JOIN LATERAL", "postgres": "CROSS JOIN LATERAL"}
+CHAINED = {"tsql"}
 TINY = 2.0 ** -150  # doubles at most this small round to a float32 zero (ties to even)
 CLAMP = float(np.float32(88.7))  # XGBoost's sigmoid: exp(min(-x, 88.7f))
 EPS = float(np.float32(1e-16))
@@ -55,6 +65,36 @@ def add(d: Dialect, terms: list[str]) -> str:
     for t in terms[1:]:
         total = r32(d, f"{total} + {t}")
     return total
+
+
+def chained(d: Dialect) -> bool:
+    return d.name in CHAINED
+
+
+def chain(d: Dialect, names, sums: list[list[str]], tag: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """Each list of ``sums`` added left to right in float32, one addition per one-row table: the
+    tables as (alias, SELECT) in join order, and the expression reading each sum (its start term
+    when nothing is added). ``tag`` keeps the aliases of one query's stages apart."""
+    tables: list[tuple[str, str]] = []
+    col = names.internal("v")
+    refs = []
+    for k, terms in enumerate(sums):
+        total = terms[0]
+        for j, t in enumerate(terms[1:]):
+            alias = names.internal(f"c{tag}_{k}_{j}")
+            tables.append((alias, f"SELECT {r32(d, f'{total} + {t}')} AS {col}"))
+            total = f"{alias}.{col}"
+        refs.append(total)
+    return tables, refs
+
+
+def joined(d: Dialect, base: str | None, tables: list[tuple[str, str]]) -> str:
+    """``base`` (or the first table, where there is none) joined laterally to each table in turn."""
+    parts = [base] if base is not None else []
+    for alias, body in tables:
+        table = f"({body}) AS {alias}"
+        parts.append(f"{LATERAL[d.name]} {table}" if parts else table)
+    return " ".join(parts)
 
 
 def fold(d: Dialect, names, terms: list[str]) -> str:

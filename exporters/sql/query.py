@@ -175,19 +175,25 @@ class Builder:
         self.bare = names.table is None
         self.prev = names.table
 
-    def stage(self, items: list[str], *, features: bool) -> None:
-        """A stage selecting ``items`` (plus the key, and the feature columns when ``features``)."""
+    def stage(self, items: list[str], *, features: bool, tables: list[tuple[str, str]] = ()) -> None:
+        """A stage selecting ``items`` (plus the key, and the feature columns when ``features``);
+        ``tables``: one-row tables joined laterally after the previous stage (:func:`f32.chain`)."""
         name = self.names.internal(f"s{len(self.stages) + 1}")
         every = self.d.materialize_every
         mat = bool(every) and len(self.stages) % every == every - 1
         if self.bare:
             body = "SELECT " + ", ".join(items)
             if self.stages:
-                body += " FROM " + (self.stages[-1][0] + self.d.stage_suffix if self.d.bare_with
-                                    else f"({self.stages[-1][1]}) AS {self.stages[-1][0]}")
+                if self.d.bare_with:
+                    body += " FROM " + f32.joined(self.d, self.stages[-1][0], tables) + self.d.stage_suffix
+                else:
+                    body += " FROM " + f32.joined(self.d, f"({self.stages[-1][1]}) AS {self.stages[-1][0]}", tables)
+            elif tables:
+                body += " FROM " + f32.joined(self.d, None, tables)
         else:
             cols = (self.carry if features else ([self.names.key] if self.names.key else [])) + items
-            body = f"SELECT {', '.join(cols)} FROM {self.prev}{'' if mat else self.d.stage_suffix}"
+            src = f32.joined(self.d, self.prev, tables)
+            body = f"SELECT {', '.join(cols)} FROM {src}{'' if mat else self.d.stage_suffix}"
         self.stages.append((name, body, mat))
         self.prev = name
 
@@ -536,8 +542,10 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
         b.stage(plans[0][0], features=True)
     # an engine that merges the stages sees one sum over every unit: fold it when it is long
     fold = d.sum_fold is not None and n > d.bare_sum
+    chained = spec.f32 and f32.chained(d)
     for j, (_, per) in enumerate(plans):
         items = []
+        sums: list[list[str]] = []  # chained: the terms of each sum, summed in one-row tables
         for k in range(width):
             if j == 0:
                 parts = ([init[k]] if init[k] is not None else []) + per[k] or [num(0.0)]
@@ -546,13 +554,21 @@ def _accumulate(spec: Spec, d: Dialect, b: Builder, names: Names, width: int, in
             else:
                 items.append(acc[k])
                 continue
+            if chained:
+                sums.append(parts)
+                items.append(len(sums) - 1)  # placeholder: the sum's reference, below
+                continue
             if spec.f32:
                 total = f32.fold(d, names, parts) if fold else f32.add(d, parts)
             else:
                 total = fold_sum(d, names, parts) if fold else expr.sum_terms(parts)
             items.append(f"{total} AS {acc[k]}")
+        tables: list[tuple[str, str]] = []
+        if sums:
+            tables, refs = f32.chain(d, names, sums, str(j))
+            items = [f"{refs[it]} AS {acc[k]}" if isinstance(it, int) else it for k, it in enumerate(items)]
         last = j == len(plans) - 1
-        b.stage(items + ([] if last else plans[j + 1][0]), features=not last)
+        b.stage(items + ([] if last else plans[j + 1][0]), features=not last, tables=tables)
     return acc
 
 

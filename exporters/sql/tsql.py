@@ -2,7 +2,9 @@
 unicode; no boolean literals; ``ROUND(x, 0, 1)`` truncates; no GREATEST before 2022 (a VALUES
 subquery takes the maximum); ``CHOOSE`` picks a leaf value. Subqueries nest at most 32 deep
 (Microsoft's documented limit), so a bare expression needing more than 30 nested stages is
-refused: pass a table. Checked by parsing only (no SQL Server here)."""
+refused: pass a table. XGBoost's float32 sums are a flat chain of ``CROSS APPLY`` one-row
+tables (``float32.chain``). Checked by parsing only (no SQL Server here), and by running the
+text transpiled to DuckDB."""
 
 from rulekit.exporters.sql.dialect import Dialect
 
