@@ -21,8 +21,29 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rulekit.dsl.diagnostics import Diagnostic, RulesSyntaxError
-from rulekit.dsl.parser import Parsed, loads, parse
-from rulekit.dsl.printer import dumps
+
+if TYPE_CHECKING:
+    from rulekit.dsl.parser import Parsed, loads, parse
+    from rulekit.dsl.printer import dumps
 
 __all__ = ["Diagnostic", "Parsed", "RulesSyntaxError", "dumps", "loads", "parse"]
+
+
+def __getattr__(name: str):
+    """The parser and printer load on first use (PEP 562): they build ``RuleBase``s, and
+    ``RuleBase.lint`` reaches ``rulekit.dsl.lint``, whose package is this one."""
+    if name in ("Parsed", "loads", "parse"):
+        from rulekit.dsl import parser  # noqa: PLC0415 - lazy, not a cycle (checked)
+
+        value = getattr(parser, name)
+    elif name == "dumps":
+        from rulekit.dsl import printer  # noqa: PLC0415 - lazy, not a cycle (checked)
+
+        value = printer.dumps
+    else:
+        raise AttributeError(f"module 'rulekit.dsl' has no attribute {name!r}")
+    globals()[name] = value
+    return value

@@ -20,12 +20,15 @@ when it is certain. Nothing here recurses.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rulekit import semantics
 from rulekit.dsl import lint_regions
 from rulekit.dsl.lint_base import DEFAULT, Finding, base_findings
-from rulekit.rules.base import And, Compare, InSet, IsMissing, Linear, Not, Or, RuleBase
+from rulekit.rules.conditions import And, Compare, InSet, IsMissing, Linear, Not, Or
+
+if TYPE_CHECKING:
+    from rulekit.rules.base import RuleBase
 
 MAX_PAIRWISE = 3000  # rules per group compared pairwise (quadratic); larger sets skip those checks
 MAX_FINDINGS = 500

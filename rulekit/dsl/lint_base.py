@@ -17,12 +17,15 @@ apply where a distribution is a probability (first-hit and vote sets without a c
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rulekit.dsl.printer import condition
 from rulekit.errors import RulekitError
 from rulekit.rules import boxes
-from rulekit.rules.base import Conclusion, RuleBase
+from rulekit.rules.conditions import Conclusion
+
+if TYPE_CHECKING:
+    from rulekit.rules.base import RuleBase
 
 DEFAULT = -1  # Finding.rule of a finding about the default (or the base as a whole)
 MAX_PIECES = 4000  # uncovered pieces tracked before the coverage check gives up

@@ -16,6 +16,7 @@ tests) keeps pairs of rules that cannot meet away from the exact algebra.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,7 +26,10 @@ from rulekit.dsl.literals import typed
 from rulekit.dsl.printer import condition
 from rulekit.errors import RulekitError
 from rulekit.rules import boxes, engine
-from rulekit.rules.base import And, Compare, IsMissing, RuleBase
+from rulekit.rules.conditions import And, Compare, IsMissing
+
+if TYPE_CHECKING:
+    from rulekit.rules.base import RuleBase
 
 MAX_RULES = 3000  # rules per group checked (larger groups: skipped, as the pairwise checks are)
 MAX_PIECES = 64  # pieces of one rule's remaining region before its shadowing check gives up

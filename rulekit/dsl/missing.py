@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import math
 from decimal import ROUND_HALF_EVEN, Decimal
+from typing import TYPE_CHECKING
 
 from rulekit import semantics
-from rulekit.rules.base import And, Compare, InSet, IsMissing, Not, Or, RuleBase
+from rulekit.rules.conditions import And, Compare, InSet, IsMissing, Not, Or
 from rulekit.rules.rewrite import rewrite
+
+if TYPE_CHECKING:
+    from rulekit.rules.base import RuleBase
 
 _OPS = ("<", "<=", ">", ">=", "=", "!=")
 

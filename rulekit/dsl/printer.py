@@ -18,15 +18,18 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from rulekit.dsl import missing
-from rulekit.dsl.build import MAX_DEPTH
-from rulekit.dsl.grammar import CONDITION_WORDS, LABEL_WORDS, NO_WORDS, VALUE_WORDS, all_words
+from rulekit.dsl.grammar import CONDITION_WORDS, LABEL_WORDS, MAX_DEPTH, NO_WORDS, VALUE_WORDS, all_words
 from rulekit.dsl.literals import name, number, rule_id, typed
 from rulekit.dsl.readable import readable
 from rulekit.dsl.stat_words import stats_text
 from rulekit.errors import ExportError
-from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule, RuleBase
+from rulekit.rules.conditions import And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule
+
+if TYPE_CHECKING:
+    from rulekit.rules.base import RuleBase
 
 WIDTH = 100
 INDENT = "    "

@@ -21,13 +21,17 @@ from __future__ import annotations
 
 import math
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rulekit import semantics
-from rulekit.rules.base import Compare, RuleBase
+from rulekit.rules.conditions import Compare
 from rulekit.rules.rewrite import rewrite
 from rulekit.dsl.stat_words import READABLE_KEYS
+
+if TYPE_CHECKING:
+    from rulekit.rules.base import RuleBase
 
 DIGITS = 4  # significant digits of a statistic
 _NUMERIC_OPS = ("<", "<=", ">", ">=", "=", "!=")

@@ -1,12 +1,30 @@
-"""Rule bases: the IR (``base``), extraction from trees, simplification/pruning passes, the engine."""
+"""Rule bases: the IR (``conditions``, ``base``), extraction from trees, simplification/pruning passes,
+the engine.
+
+The condition classes load with the package; ``RuleBase`` on first use (PEP 562), because
+``rules.base`` reaches the engine and the linter, which live in modules that import this package.
+"""
 
 from __future__ import annotations
 
-from rulekit.rules.base import (And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule,
-                                RuleBase)
+from typing import TYPE_CHECKING
+
+from rulekit.rules.conditions import And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule
+
+if TYPE_CHECKING:
+    from rulekit.rules.base import RuleBase
 
 __all__ = ["And", "Compare", "Conclusion", "InSet", "IsMissing", "Linear", "Not", "Or", "Rule",
            "RuleBase", "to_rules"]
+
+
+def __getattr__(name: str):
+    if name != "RuleBase":
+        raise AttributeError(f"module 'rulekit.rules' has no attribute {name!r}")
+    from rulekit.rules.base import RuleBase  # noqa: PLC0415 - lazy, not a cycle (checked)
+
+    globals()[name] = RuleBase
+    return RuleBase
 
 
 def to_rules(model, **options):

@@ -26,13 +26,16 @@ import math
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
 from rulekit import semantics
 from rulekit.errors import RulekitError
-from rulekit.rules.base import TRUE, And, Compare, InSet, IsMissing, Linear, Not, Or, RuleBase
+from rulekit.rules.conditions import TRUE, And, Compare, InSet, IsMissing, Linear, Not, Or
+
+if TYPE_CHECKING:
+    from rulekit.rules.base import RuleBase
 
 INF = math.inf
 _NEGATE_OP = {"<=": ">", "<": ">=", ">": "<=", ">=": "<", "=": "!=", "!=": "="}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rulekit.rules.base import And, Not, Or
+from rulekit.rules.conditions import And, Not, Or
 
 
 def rewrite(root, leaf: Callable, whole: Callable | None = None):

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from rulekit import semantics
-from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or
+from rulekit.rules.conditions import And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or
 from rulekit.rules.boxes import fold
 
 _BARE = re.compile(r"[^\W\d]\w*(?:\.\w+)*")  # the DSL's NAME token
