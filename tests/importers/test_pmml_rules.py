@@ -216,6 +216,18 @@ def test_the_rules_text_reads_back_to_the_same_predictions(tmp_path, capsys):
         assert back.semantics == {"weightedSum": "vote"}.get(criterion, "first-hit")
 
 
+def test_imported_rule_sets_export_exactly(tmp_path, capsys):
+    """The imported rule base (hostile names and labels) through rulekit's own backends: ``rulekit
+    verify`` finds no disagreement in Python, SQLite, DuckDB or ONNX on data + threshold/missing probes."""
+    for criterion in ("weightedMax", "weightedSum"):
+        doc = Doc(11, criterion, 45)
+        (tmp_path / "r.pmml").write_text(doc.text, encoding="utf-8")
+        doc.rows(300).to_csv(tmp_path / "d.csv", index=False)
+        assert run(["import", str(tmp_path / "r.pmml"), "-o", str(tmp_path / "r.rules"), "-q"]) == 0
+        assert run(["verify", str(tmp_path / "r.rules"), str(tmp_path / "d.csv"),
+                    "--backends", "python,sqlite,duckdb,onnx"]) == 0, capsys.readouterr()
+
+
 @pytest.mark.parametrize("name", fast_cases(RULE_CASES, {"handmade_nominal", "learned_id3_multiway"}))
 @pytest.mark.parametrize("order", ["first-hit", "vote"])
 def test_rulekit_rule_sets_import_back_rule_for_rule(name, order):
