@@ -14,6 +14,7 @@ from typing import Optional
 
 import typer
 
+from rulekit import exporters
 from rulekit.errors import RulekitError
 from rulekit.na import NA_VALUES_HELP
 
@@ -97,14 +98,8 @@ class Order(str, Enum):
     vote = "vote"
 
 
-class Target(str, Enum):
-    python = "python"
-    sql = "sql"
-    onnx = "onnx"
-    rules = "rules"
-    json = "json"
-    dot = "dot"
-    pmml = "pmml"
+# --to and --dialect choices: the exporters' registry (rulekit.exporters.TARGETS / DIALECTS)
+Target = Enum("Target", [(name, name) for name in exporters.TARGETS], type=str)
 
 
 class SqlForm(str, Enum):
@@ -115,15 +110,7 @@ class SqlForm(str, Enum):
     dbt = "dbt"
 
 
-class Dialect(str, Enum):
-    sqlite = "sqlite"
-    duckdb = "duckdb"
-    postgres = "postgres"
-    mysql = "mysql"
-    spark = "spark"
-    bigquery = "bigquery"
-    snowflake = "snowflake"
-    tsql = "tsql"
+Dialect = Enum("Dialect", [(name, name) for name in exporters.DIALECTS], type=str)
 
 
 class DType(str, Enum):
@@ -252,9 +239,11 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
 
 @app.command()
 def export(source: Path = typer.Argument(..., help="a model file or rules file"),
-           to: Target = typer.Option(..., "--to", help="what to write"),
-           dialect: Optional[Dialect] = typer.Option(None, "--dialect",
-                                                     help="SQL: the database (default: sqlite)"),
+           to: Target = typer.Option(..., "--to", help="what to write: " + "; ".join(
+               f"{name}, {what}" for name, (_, what) in exporters.TARGETS.items())),
+           dialect: Optional[Dialect] = typer.Option(None, "--dialect", help="SQL: the database, one of "
+                                                     + ", ".join(exporters.DIALECTS.values())
+                                                     + " (default: sqlite)"),
            table: Optional[str] = typer.Option(
                None, "--table", help="SQL: a SELECT over this table (default: a bare prediction expression)"),
            key: Optional[str] = typer.Option(None, "--key", help="SQL: a column of --table to select first"),
@@ -277,7 +266,7 @@ def export(source: Path = typer.Argument(..., help="a model file or rules file")
                                                "(default: auto)"),
            output: str = typer.Option(..., "-o", "--output", help="file, or - for stdout"),
            quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
-    """Write a deployable artefact (Python, SQL, ONNX, rules, JSON, dot)."""
+    """Write a deployable artefact (--to: Python, SQL, ONNX, rules, JSON, dot, PMML)."""
     from rulekit.commands import export as cmd
 
     given = {"--dialect": dialect is not None, "--table": table is not None, "--key": key is not None,

@@ -13,7 +13,8 @@ def to_python(obj: Any, **options: Any) -> str:
 
 
 def to_sql(obj: Any, dialect: str = "sqlite", table: str | None = None, **options: Any) -> str:
-    """A ``SELECT`` over ``table`` (or a bare expression when ``table`` is None) in ``dialect``;
+    """A ``SELECT`` over ``table`` (or a bare expression when ``table`` is None) in ``dialect`` (one of
+    ``rulekit.exporters.DIALECTS`` or its aliases, docs/targets.md);
     ``form="view"|"function"`` (with ``name=``, ``replace=``) wraps it as a deployable statement."""
     return exporters.get("sql")(obj, dialect=dialect, table=table, **options)
 
@@ -25,4 +26,6 @@ def to_onnx(obj: Any, dtype: str = "auto", **options: Any):
 
 
 def export(obj: Any, target: str, **options: Any):
+    """``obj`` written by ``target``, one of ``rulekit.exporters.TARGETS`` (docs/targets.md); an option
+    the target does not take is an ``ExportError`` naming it."""
     return exporters.get(target)(obj, **options)

@@ -27,7 +27,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from rulekit.errors import ExportError
-from rulekit.exporters import register
+from rulekit.exporters import register, reject_unknown
 from rulekit.ir.model import Model
 from rulekit.rules.base import RuleBase
 
@@ -95,6 +95,7 @@ def to_onnx(obj: Any, *, dtype: str = "auto", opset: Any = "auto", **options: An
     """
     if isinstance(opset, str) and opset.isdigit():
         opset = int(opset)
+    reject_unknown("ONNX", options, tuple(f for f in OnnxOptions.model_fields if f not in ("dtype", "opset")))
     try:
         opts = OnnxOptions(dtype=dtype, opset=opset, **options)
     except ValidationError as err:

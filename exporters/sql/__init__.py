@@ -25,7 +25,7 @@ import dataclasses
 from typing import Any
 
 from rulekit.errors import ExportError
-from rulekit.exporters import register
+from rulekit.exporters import register, reject_unknown
 from rulekit.exporters.sql import dialect as _dialect
 from rulekit.exporters.sql.dialect import NAMES as DIALECTS
 from rulekit.exporters.sql.dialect import Dialect
@@ -57,9 +57,7 @@ def to_sql(obj: Any, *, dialect: str = "sqlite", table: str | None = None, key: 
     from rulekit.exporters.sql.query import build  # noqa: PLC0415
     from rulekit.rules.base import RuleBase  # noqa: PLC0415
 
-    unknown = set(options) - _TUNABLE
-    if unknown:
-        raise ExportError(f"unknown SQL export option(s): {', '.join(sorted(unknown))}")
+    reject_unknown("SQL", options, tuple(sorted(_TUNABLE)))
     d = _dialect.get(dialect)
     if options:
         for name, value in options.items():

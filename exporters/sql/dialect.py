@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 from rulekit import semantics
 from rulekit.errors import ExportError
+from rulekit.exporters import DIALECT_ALIASES, DIALECTS
 from rulekit.exporters.sql.walker import Syntax
 
-NAMES = ("sqlite", "duckdb", "postgres", "mysql", "spark", "bigquery", "snowflake", "tsql")
-ALIASES = {"postgresql": "postgres", "mariadb": "mysql", "sparksql": "spark", "sqlserver": "tsql",
-           "mssql": "tsql"}
+NAMES = tuple(DIALECTS)  # the registry's list (rulekit.exporters); each name has an entry below
+ALIASES = DIALECT_ALIASES
 
 DBL_MAX = "1.7976931348623157e308"
 _TWO_62 = 4611686018427387904  # 2**62: an integer literal, converted to a double exactly

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from rulekit import dsl
+from rulekit import dsl, exporters
 from rulekit.commands.export import artefact
 from rulekit.commands.source import load_source
 from rulekit.dsl import lint
@@ -31,8 +31,8 @@ from rulekit.rules.base import RuleBase
 from rulekit.studio.impact import Data, Impact, Scored, decided_by, impact, score
 from rulekit.table import read_csv
 
-SQL_DIALECTS = ("sqlite", "duckdb", "postgres", "mysql", "spark", "bigquery", "snowflake", "tsql")
-EXPORT_TARGETS = ("python", "sql", "onnx", "rules", "json", "dot", "pmml")
+SQL_DIALECTS = tuple(exporters.DIALECTS)  # the exporters' registry
+EXPORT_TARGETS = tuple(exporters.TARGETS)
 ROWS_SHOWN = 200  # rows listed when a rule is clicked
 
 
