@@ -180,6 +180,12 @@ class Incremental:
             self._head = (header, dsl.parse(header, file=self.file))
         return self._head[1]
 
+    def header_rulebase(self):
+        """The latest header's rule base (its features and classes, no rules), or None."""
+        if self._last is None:
+            return None
+        return self._header_parse(self._last[1]).rulebase
+
     def parsed(self, text: str) -> Parsed | None:
         """``dsl.parse(text)``'s rule base and positions, assembled from the header's parse and the
         cached chunks (no parse of the whole text; equal to the full parse, tested); None unless

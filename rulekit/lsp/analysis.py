@@ -49,18 +49,28 @@ class Analysis:
         return self.parsed.rulebase if self.parsed is not None else None
 
 
-def analyse(text: str, file: str = "<editor>") -> Analysis:
-    """Parse and lint ``text``; never raises for bad input."""
+def analyse(text: str, file: str = "<editor>", *, with_lint: bool = True) -> Analysis:
+    """Parse and (``with_lint``) lint ``text``; never raises for bad input. Without the lint the
+    diagnostics are the parse's errors only."""
     lines = source_lines(text)
     if len(text) > MAX_CHARS:
         msg = f"file too large for the language server ({len(text):,} characters; limit {MAX_CHARS:,})"
         return Analysis(text, None, [Diagnostic(file=file, line=1, column=1, message=msg)], lines)
     parsed = dsl.parse(text, file=file)
-    try:
-        found = list(parsed.errors) or lint.diagnostics(parsed)
-    finally:
-        boxes.forget_boxes()  # the cache is keyed by condition objects this text's parse owns
-    a = Analysis(text, parsed, found, lines)
+    found = list(parsed.errors)
+    if not found and with_lint:
+        try:
+            found = lint.diagnostics(parsed)
+        finally:
+            boxes.forget_boxes()  # the cache is keyed by condition objects this text's parse owns
+    return from_parsed(parsed, found, lines, text)
+
+
+def from_parsed(parsed: dsl.Parsed, diagnostics: list[Diagnostic], lines: list[str] | None = None,
+                text: str | None = None) -> Analysis:
+    """The analysis of a parse already made (of ``text``, default ``parsed.text``) with these diagnostics."""
+    text = parsed.text if text is None else text
+    a = Analysis(text, parsed, diagnostics, lines if lines is not None else source_lines(text))
     if parsed.rulebase is not None:
         _locate(a)
     return a

@@ -1,20 +1,21 @@
 """Edits the server proposes: whole-document formatting, renames and quick fixes.
 
-Formatting is ``rulekit fmt``'s (``dsl.dumps``). A rename is checked by parsing the renamed text:
-a new name that would break the file (clash, reserved word, empty) is refused with one message.
+Formatting is ``rulekit fmt``'s (``dsl.dumps``). A rename is checked by parsing the renamed text
+(its header and the rules it touches): a new name that would break the file (clash, reserved word, empty) is refused with one message.
 Quick fixes read the parser's own 'unknown feature' finding: its 'did you mean' name, or a
 declaration to add.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from rulekit import dsl
-from rulekit.dsl import literals
+from rulekit.dsl import incremental, literals
 from rulekit.dsl.diagnostics import Diagnostic
 from rulekit.dsl.grammar import CONDITION_WORDS, all_words
-from rulekit.lsp.analysis import Analysis, Span, analyse, feature_at
+from rulekit.lsp.analysis import Analysis, Span, feature_at
 
 _UNKNOWN = re.compile(r"^unknown feature (\S+|\"(?:[^\"\\]|\\.)*\"); (?:did you mean (.+)\?|declare it)")
 
@@ -72,10 +73,20 @@ def apply(lines: list[str], edits: list[tuple[Span, str]]) -> str:
 
 
 def _check(a: Analysis, edits) -> None:
-    after = analyse(apply(a.lines, edits))
-    if after.rulebase is None:
-        first = after.diagnostics[0].message if after.diagnostics else "it does not parse"
-        raise RenameRefused(f"the renamed file would not be valid: {first}")
+    """Refuse ``edits`` when the text they make does not parse. ``a`` parses, so only the header
+    and the rule chunks the edits touch are parsed (a rule chunk's meaning depends on the header
+    alone): a 5,000-rule file is not parsed whole for a rename of a rule id (tested against the
+    whole text's parse)."""
+    text = apply(a.lines, edits)
+    cut = incremental.split(text)
+    if cut is not None:
+        header, h, chunks = cut
+        starts = [c.line for c in chunks]
+        touched = sorted({bisect.bisect_right(starts, s.line) - 1 for s, _ in edits} - {-1})
+        text = "\n".join([header] + [chunks[i].text for i in touched])
+    parsed = dsl.parse(text)
+    if parsed.errors:
+        raise RenameRefused(f"the renamed file would not be valid: {parsed.errors[0].message}")
 
 
 def quick_fixes(a: Analysis, d: Diagnostic) -> list[tuple[str, list[tuple[Span, str]]]]:

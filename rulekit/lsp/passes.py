@@ -7,6 +7,11 @@ one worker process once the document has been quiet for ``DEBOUNCE`` seconds, at
 and its result is published only if the text is still the one it checked. The worker also returns
 every chunk's result, which seeds the first pass's cache (by chunk text, so stale answers still help).
 Small documents skip all this: their full check is already fast.
+
+Opening a big document (the first pass has nothing cached) parses it once in the server and lints
+each rule on its own (:func:`rulekit.dsl.incremental.from_parse`): its errors or per-rule findings
+are published at once, and the chunk cache is full for the next edit. Hover, completion, rename and
+formatting read the parse the chunks assemble (:meth:`TwoPass.analysis`), never a full check.
 """
 
 from __future__ import annotations
@@ -20,8 +25,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable
 
+from rulekit import dsl
 from rulekit.dsl import incremental
-from rulekit.dsl.diagnostics import Diagnostic
+from rulekit.dsl.diagnostics import Diagnostic, source_lines
+from rulekit.lsp.analysis import Analysis, from_parsed
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +60,7 @@ class TwoPass:
         self.unseeded: set[str] = set()  # documents whose first pass could not answer: seed them
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self.running: set[str] = set()
+        self.found: dict[str, tuple[str, list[Diagnostic]]] = {}  # uri -> (text, what was published for it)
         self._pool: ProcessPoolExecutor | None = None
 
     def pool(self) -> ProcessPoolExecutor:
@@ -61,20 +69,51 @@ class TwoPass:
                                              initializer=_leave_with_parent, initargs=(os.getpid(),))
         return self._pool
 
-    def changed(self, uri: str, text: str, version: int | None = None) -> list[Diagnostic] | None:
+    def changed(self, uri: str, text: str, version: int | None = None, *,
+                opened: bool = False) -> list[Diagnostic] | None:
         """The first pass's diagnostics for ``text`` (None when it cannot answer), and the full check
-        scheduled."""
+        scheduled. ``opened``: a document just opened, whose first pass parses the whole text once
+        when the cache cannot answer (an edit leaves that to the worker)."""
         self.latest[uri] = text
         self.versions[uri] = version
         cache = self.caches.setdefault(uri, incremental.Incremental(uri))
         quick = cache.local(text)
+        if quick is None and opened:
+            parsed = dsl.parse(text, file=uri)
+            if parsed.errors:  # exactly the check's answer; the worker seeds the chunks
+                quick = list(parsed.errors)
+            elif cache.seed_parse(parsed):
+                quick = cache.local(text)
         if quick is None:
             self.unseeded.add(uri)
+        else:
+            self.found[uri] = (text, quick)
         self._schedule(uri)
         return quick
 
+    def analysis(self, uri: str, text: str) -> Analysis | None:
+        """``text``'s analysis from the first pass's cache (the parse the chunks assemble, the
+        diagnostics last published for it), or None when the cache does not hold it."""
+        cache = self.caches.get(uri)
+        if cache is None:
+            return None
+        found = self.found.get(uri)
+        diags = found[1] if found is not None and found[0] == text else []
+        parsed = cache.parsed(text)
+        if parsed is not None:
+            return from_parsed(parsed, diags)
+        if any(d.severity == "error" for d in diags):  # the first pass's errors are the check's
+            return Analysis(text, None, diags, source_lines(text))
+        return None
+
+    def header_rulebase(self, uri: str):
+        """The rule base of the document's header alone (features, classes; no rules), or None."""
+        cache = self.caches.get(uri)
+        return cache.header_rulebase() if cache is not None else None
+
     def closed(self, uri: str) -> None:
         self.caches.pop(uri, None)
+        self.found.pop(uri, None)
         self.latest.pop(uri, None)
         self.versions.pop(uri, None)
         self.unseeded.discard(uri)
@@ -119,6 +158,7 @@ class TwoPass:
         if header is not None:
             cache.seed(header, known)
         if self.latest.get(uri) == text:
+            self.found[uri] = (text, found)
             self.publish(uri, text, found, self.versions.get(uri))
         elif uri not in self.timers:
             self._start(uri)

@@ -47,7 +47,10 @@ class RulesServer(LanguageServer):
             return None
         a = self.analyses.get(uri)
         if a is None or a.text is not text and a.text != text:
-            a = analyse(text, file=uri)
+            if len(text) >= SMALL_CHARS:  # the first pass's parse, else a parse alone: never the full check
+                a = self.two_pass.analysis(uri, text) or analyse(text, file=uri, with_lint=False)
+            else:
+                a = analyse(text, file=uri)
             self.analyses[uri] = a
             if a.rulebase is not None:
                 self.last_good[uri] = a.rulebase
@@ -85,16 +88,17 @@ def _diagnostic_at(lines: list[str], d) -> lsp.Diagnostic:
                           severity=sev, source="rulekit")
 
 
-def _publish(ls: RulesServer, uri: str) -> None:
+def _publish(ls: RulesServer, uri: str, opened: bool = False) -> None:
     """Small documents: the full check now. Big ones: the edit's own findings now (when the first
-    pass can answer), the full check when the document has been quiet (:mod:`rulekit.lsp.passes`)."""
+    pass can answer; always on open), the full check when the document has been quiet
+    (:mod:`rulekit.lsp.passes`)."""
     try:
         doc = ls.workspace.get_text_document(uri)
         text, version = doc.source, doc.version
     except Exception:
         return
     if len(text) >= SMALL_CHARS:
-        quick = ls.two_pass.changed(uri, text, version)
+        quick = ls.two_pass.changed(uri, text, version, opened=opened)
         if quick is not None:
             ls.publish_found(uri, text, quick, version)
         return
@@ -108,7 +112,7 @@ def _publish(ls: RulesServer, uri: str) -> None:
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
 @_safe()
 def did_open(ls: RulesServer, params: lsp.DidOpenTextDocumentParams) -> None:
-    _publish(ls, params.text_document.uri)
+    _publish(ls, params.text_document.uri, opened=True)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
@@ -164,8 +168,10 @@ def complete(ls: RulesServer, params: lsp.CompletionParams):
     line, col = line_column(a.lines, params.position)
     before = a.lines[line - 1][:col - 1] if 0 < line <= len(a.lines) else ""
     rb = a.rulebase or ls.last_good.get(uri)
+    if rb is None and len(a.text) >= SMALL_CHARS:  # a big file: its header names what completes
+        rb = ls.two_pass.header_rulebase(uri)
     if rb is None and 0 < line <= len(a.lines):  # the line being typed breaks the file: read the rest
-        rb = analyse("\n".join(a.lines[:line - 1] + a.lines[line:])).rulebase
+        rb = analyse("\n".join(a.lines[:line - 1] + a.lines[line:]), with_lint=False).rulebase
     items = [lsp.CompletionItem(label=t, kind=_KINDS[k]) for t, k in completion.candidates(rb, before)]
     return lsp.CompletionList(is_incomplete=False, items=items)
 

@@ -104,3 +104,52 @@ def test_the_worker_leaves_when_the_server_is_killed():
     while time.monotonic() < end and any(alive(k) for k in kids):
         time.sleep(0.2)
     assert not any(alive(k) for k in kids), [os.getpid(), kids]
+
+
+def _big_with_findings() -> str:
+    """A big document with a per-rule finding (an implied test, r5) and a whole-base one (r9 can
+    never fire after r8)."""
+    text = _big()
+    text = text.replace("r5: if x >", "r5: if x > 1 and x > 2 and x >", 1)
+    return text.replace("r8: if", "r8: if x > 60 or", 1).replace("r9: if", "r9: if x > 70 and", 1)
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_open_publishes_the_first_pass_at_once_then_the_check(client: LanguageClient):
+    text = _big_with_findings()
+    want = _check_findings(text)
+    assert any("comes first" in m for *_, m in want) and any("implied" in m for *_, m in want)
+    _open(client, text, uri=URI)
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    first = _as_tuples(client.diagnostics[URI])
+    # the open's own pass: every per-rule finding, none of the whole base's (the worker's)
+    assert any("implied" in m for *_, m in first) and not any("comes first" in m for *_, m in first)
+    assert set(first) < set(want)
+    assert await _until(client, want) == want
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_rename_and_hover_on_a_big_document_equal_the_full_parse(client: LanguageClient):
+    from rulekit.lsp import edits
+    from rulekit.lsp.analysis import analyse
+    from rulekit.lsp.hover import hover_text
+    from tests.lsp.test_lsp import _apply
+
+    text = _big_with_findings()
+    _open(client, text, uri=URI)
+    edited = text.replace("r3: if", "r3: if z > 0.5 and", 1)
+    _change(client, edited, 2)
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    full = analyse(edited)
+    line = next(i for i, ln in enumerate(edited.split("\n")) if ln.startswith("r3: if z"))
+    res = await client.text_document_rename_async(lsp.RenameParams(
+        text_document=lsp.TextDocumentIdentifier(uri=URI), position=lsp.Position(line=line, character=8),
+        new_name="zed z"))
+    want = edits.apply(full.lines, edits.rename(full, line + 1, 9, "zed z"))
+    assert _apply(edited, res.changes[URI]) == want
+    assert len(res.changes[URI]) == 1 + sum(1 for _, n in full.uses if n == "z") > 1000
+    h = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=URI), position=lsp.Position(line=line, character=1)))
+    assert h.contents.value == hover_text(full, line + 1, 2)
