@@ -9,7 +9,7 @@ nominal features.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 import numpy as np
@@ -23,11 +23,18 @@ NUMERIC_TYPES = {"double": "float64", "float": "float32", "integer": "float64"}
 
 @dataclass(frozen=True)
 class FieldRef:
-    """What a field name in a predicate means: feature index, how it compares, its replacement."""
+    """What a field name in a predicate means: feature index, how it compares, its replacement.
+
+    ``mapping`` (a MapValues DerivedField over a categorical input, as sklearn2pmml writes an
+    OrdinalEncoder): the number each of the input's domain values maps to (None: no row, so the
+    derived value is missing), compared in ``precision``; ``missing_code`` what a missing input maps
+    to (``mapMissingTo``, or the mapped replacement), None when it stays missing."""
 
     index: int
     precision: str  # float32 | float64 (numeric) or "nominal"
     replacement: str | None = None  # MiningField missingValueReplacement (text, as in the file)
+    mapping: tuple[float | None, ...] | None = None
+    missing_code: float | None = None
 
 
 @dataclass
@@ -94,7 +101,7 @@ def read_schema(pmml: etree._Element, model: etree._Element, where: Where) -> Sc
     if dd is None:
         raise where.error(pmml, "no <DataDictionary>")
     fields = {f.get("name"): f for f in children(dd, "DataField")}
-    aliases = _aliases(pmml, model, where)
+    derived = _derived(pmml, model, where)
     ms = child(model, "MiningSchema")
     if ms is None:
         raise where.error(model, f"<{local(model)}> has no <MiningSchema>")
@@ -122,14 +129,15 @@ def read_schema(pmml: etree._Element, model: etree._Element, where: Where) -> Sc
         if invalid == "asValue":
             raise where.error(mf, "MiningField invalidValueTreatment='asValue' is not supported")
         schema.refs[name] = _add_feature(schema, df, mf, where)
-    for name, (source, dtype, el) in aliases.items():
-        base = schema.refs.get(source)
-        if base is None:
-            raise where.error(el, f"DerivedField {name!r} refers to {source!r}, not an input field")
-        prec = base.precision
-        if prec != "nominal" and dtype in NUMERIC_TYPES:
-            prec = "float32" if "float32" in (prec, NUMERIC_TYPES[dtype]) else "float64"
-        schema.refs[name] = FieldRef(base.index, prec, base.replacement)
+    pending = dict(derived)
+    while pending:  # each DerivedField once its source is known (they may refer to each other)
+        ready = [name for name, d in pending.items() if d[1] in schema.refs]
+        if not ready:
+            name, (_kind, source, _dtype, el) = next(iter(pending.items()))
+            what = "a DerivedField cycle" if source in pending else "not an input field"
+            raise where.error(el, f"DerivedField {name!r} refers to {source!r}, {what}")
+        for name in ready:
+            schema.refs[name] = _derive(schema, schema.refs[pending[name][1]], pending.pop(name), where)
     return schema
 
 
@@ -160,8 +168,9 @@ def _add_feature(schema: Schema, df: etree._Element, mf: etree._Element, where: 
                           f"which rulekit cannot read")
 
 
-def _aliases(pmml: etree._Element, model: etree._Element, where: Where) -> dict:
-    """DerivedFields that only rename (or re-type) another field: name -> (source, dataType, el)."""
+def _derived(pmml: etree._Element, model: etree._Element, where: Where) -> dict:
+    """DerivedFields rulekit folds: name -> (kind, source field, dataType, element); kind is
+    "ref" (a FieldRef: a rename or re-type) or "map" (MapValues of one categorical field)."""
     out: dict = {}
     holders = [child(pmml, "TransformationDictionary")]
     holders += [el for el in model.iter() if isinstance(el.tag, str) and local(el) == "LocalTransformations"]
@@ -170,17 +179,78 @@ def _aliases(pmml: etree._Element, model: etree._Element, where: Where) -> dict:
             continue
         for d in children(holder, "DerivedField"):
             exprs = children(d)
-            if len(exprs) != 1 or local(exprs[0]) != "FieldRef" or exprs[0].get("mapMissingTo") is not None:
+            kind = local(exprs[0]) if len(exprs) == 1 else None
+            if kind == "FieldRef" and exprs[0].get("mapMissingTo") is None:
+                out[where.attr(d, "name")] = ("ref", where.attr(exprs[0], "field"), d.get("dataType", ""), d)
+            elif kind == "MapValues" and len(children(exprs[0], "FieldColumnPair")) == 1:
+                pair = children(exprs[0], "FieldColumnPair")[0]
+                out[where.attr(d, "name")] = ("map", where.attr(pair, "field"), d.get("dataType", ""), d)
+            else:
                 what = local(exprs[0]) if exprs else "nothing"
                 raise where.error(d, f"DerivedField {d.get('name')!r} computes {what}; rulekit reads "
-                                     f"only DerivedFields that are a FieldRef")
-            out[d.get("name")] = (exprs[0].get("field"), d.get("dataType", ""), d)
-    # aliases of aliases resolve to the input field
-    for name in list(out):
-        seen = {name}
-        source, dtype, el = out[name]
-        while source in out and source not in seen:
-            seen.add(source)
-            source = out[source][0]
-        out[name] = (source, dtype, el)
+                                     f"DerivedFields that are a FieldRef or a MapValues of one "
+                                     f"categorical field")
     return out
+
+
+def _derive(schema: Schema, base: FieldRef, d: tuple, where: Where) -> FieldRef:
+    kind, source, dtype, el = d
+    if kind == "ref":
+        prec = base.precision
+        if prec != "nominal" and dtype in NUMERIC_TYPES:
+            prec = "float32" if "float32" in (prec, NUMERIC_TYPES[dtype]) else "float64"
+            if prec == "float32" and base.mapping is not None:  # the codes are cast once more
+                return replace(base, precision=prec, mapping=tuple(_f32(c) for c in base.mapping),
+                               missing_code=_f32(base.missing_code))
+        return replace(base, precision=prec)
+    if base.precision != "nominal" or base.mapping is not None:
+        raise where.error(el, f"DerivedField {el.get('name')!r} maps {source!r}, which is not a categorical "
+                              f"input field")
+    if dtype not in NUMERIC_TYPES:
+        raise where.error(el, f"DerivedField {el.get('name')!r} maps to dataType {dtype!r} (rulekit folds "
+                              f"MapValues to numbers: double, float, integer)")
+    mv = children(el)[0]
+    pair = children(mv, "FieldColumnPair")[0]
+    in_col, out_col = where.attr(pair, "column"), where.attr(mv, "outputColumn")
+    table = child(mv, "InlineTable")
+    if table is None:
+        raise where.error(mv, "MapValues needs an <InlineTable> (rulekit reads no TableLocator)")
+    prec = NUMERIC_TYPES[dtype]
+    rows: dict[str, float] = {}
+    for row in children(table, "row"):
+        cells = {local(c): (c.text or "") for c in row.iterchildren(etree.Element)}
+        key, value = cells.get(_local_name(in_col)), cells.get(_local_name(out_col))
+        if key is None or value is None:
+            raise where.error(row, f"an InlineTable row without the columns {in_col!r} and {out_col!r}")
+        rows.setdefault(key, _code(value, prec, row, where))
+    default = mv.get("defaultValue")
+    domain = schema.features[base.index].domain or ()
+    mapping = []
+    for label in domain:
+        code = rows.get(str(label))
+        if code is None and default is not None:
+            code = _code(default, prec, mv, where)
+        mapping.append(code)
+    missing = mv.get("mapMissingTo")
+    missing_code = _code(missing, prec, mv, where) if missing is not None else None
+    if base.replacement is not None:  # the replacement is mapped like any value
+        missing_code = rows.get(base.replacement.strip(), _code(default, prec, mv, where) if default else None)
+    return FieldRef(base.index, prec, None, tuple(mapping), missing_code)
+
+
+def _local_name(column: str) -> str:
+    return column.split(":", 1)[-1]
+
+
+def _code(text: str, precision: str, el, where: Where) -> float:
+    try:
+        v = parse_float32(text) if precision == "float32" else float(text)
+    except (ValueError, ArithmeticError):
+        raise where.error(el, f"MapValues output {text!r} is not a number") from None
+    if v != v:
+        raise where.error(el, f"MapValues output {text!r} is not a number")
+    return v
+
+
+def _f32(v: float | None) -> float | None:
+    return None if v is None else float(np.float32(v))

@@ -190,7 +190,8 @@ class RuleSetReader:
             return None
         if name in ("SimplePredicate", "SimpleSetPredicate"):
             ref = self._field(el)
-            if ref.replacement is not None or el.get("operator") in ("isMissing", "isNotMissing"):
+            if ref.replacement is not None or el.get("operator") in ("isMissing", "isNotMissing") or \
+                    (ref.mapping is not None and ref.missing_code is not None):
                 return None
             return self._name(ref)
         raise self.where.error(el, "a surrogate's predicates before the last must be simple (rulekit "
@@ -216,6 +217,17 @@ class RuleSetReader:
             raise self.where.error(el, f"<{name}> is not a predicate rulekit reads")
         ref = self._field(el)
         feature = self._name(ref)
+        if ref.mapping is not None:  # a number mapped from a category: a test on the category
+            if name != "SimplePredicate":
+                raise self.where.error(el, "SimpleSetPredicate on a continuous field is not supported")
+            codes, on_missing = self.maker.mapped_codes(el, ref, self.where.attr(el, "operator"))
+            domain = self.schema.features[ref.index].domain or ()
+            cond = InSet(feature=feature, values=tuple(domain[i] for i in codes))
+            if on_missing is None:
+                return cond
+            if on_missing:
+                return Or(items=(cond, IsMissing(feature=feature)))
+            return And(items=(IsMissing(feature=feature, negated=True), cond))
         if name == "SimplePredicate" and el.get("operator") in ("isMissing", "isNotMissing"):
             yes = el.get("operator") == "isMissing"
             if ref.replacement is not None:  # replaced before the model sees it: never missing

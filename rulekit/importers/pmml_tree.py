@@ -301,6 +301,10 @@ class GraphMaker:
     def _simple(self, pred, t, f, u, parent, branch, values, stack) -> None:
         ref = self._field(pred)
         op = self.where.attr(pred, "operator")
+        if ref.mapping is not None:  # a number mapped from a category: a test on the category
+            codes, hit, miss, u = self._mapped(pred, ref, op, t, f, u)
+            stack.append((("nominal", ref, codes, hit, miss, u), parent, branch, values))
+            return
         if op in ("isMissing", "isNotMissing"):
             yes, no = (t, f) if op == "isMissing" else (f, t)
             if ref.replacement is not None:  # replaced before the model sees it: never missing
@@ -335,6 +339,30 @@ class GraphMaker:
             stack.append((("cmp", ref, "<=", value, inner, miss, u), parent, branch, values))
         else:
             raise self.where.error(pred, f"SimplePredicate operator {op!r} is not supported")
+
+    def mapped_codes(self, pred, ref: FieldRef, op: str) -> tuple[tuple[int, ...], bool | None]:
+        """For a test on a MapValues field: the input categories (domain indices) whose mapped
+        number passes it, and whether a missing input passes it (None: UNKNOWN, it stays missing).
+        A category with no mapped number would make the test UNKNOWN: refused."""
+        if op in ("isMissing", "isNotMissing"):
+            yes = op == "isMissing"
+            codes = tuple(i for i, c in enumerate(ref.mapping) if (c is None) == yes)
+            return codes, (ref.missing_code is None) == yes
+        unmapped = [i for i, c in enumerate(ref.mapping) if c is None]
+        if unmapped:
+            label = self.schema.features[ref.index].domain[unmapped[0]]
+            raise self.where.error(pred, f"category {label!r} has no mapped value: the test is UNKNOWN "
+                                         f"there, which a nominal test cannot say")
+        if op not in _HOLDS:
+            raise self.where.error(pred, f"SimplePredicate operator {op!r} is not supported")
+        value = self._threshold(pred, ref, self.where.attr(pred, "value"))
+        holds = _HOLDS[op]
+        codes = tuple(i for i, c in enumerate(ref.mapping) if holds(c, value))
+        return codes, (None if ref.missing_code is None else holds(ref.missing_code, value))
+
+    def _mapped(self, pred, ref: FieldRef, op: str, t, f, u):
+        codes, on_missing = self.mapped_codes(pred, ref, op)
+        return codes, t, f, (u if on_missing is None else t if on_missing else f)
 
     def _threshold(self, pred, ref: FieldRef, text: str) -> float:
         try:
@@ -411,6 +439,8 @@ class GraphMaker:
         stack.append((no, node, 0, None))
 
 
+_HOLDS = {"lessThan": float.__lt__, "lessOrEqual": float.__le__, "greaterThan": float.__gt__,
+          "greaterOrEqual": float.__ge__, "equal": float.__eq__, "notEqual": float.__ne__}
 _COMPLEMENT = {("lessOrEqual", "greaterThan"), ("lessThan", "greaterOrEqual"), ("equal", "notEqual"),
                ("isMissing", "isNotMissing"), ("isIn", "isNotIn")}
 
