@@ -1,7 +1,8 @@
 """Progress for steps that can take more than a moment: a spinner naming the phase, or a bar when the
 work is counted (trees, backends, rows).
 
-Drawn with rich on **stderr** only, and only when stderr is a terminal (``RULEKIT_PROGRESS=1`` forces
+Drawn with rich (:mod:`rulekit.progress_draw`, loaded only when something is drawn) on **stderr**
+only, and only when stderr is a terminal (``RULEKIT_PROGRESS=1`` forces
 it, ``RULEKIT_PROGRESS=0`` turns it off), never with ``--quiet``. stdout stays exactly the command's
 output, so ``rulekit predict m.json d.csv > out.csv`` or ``rulekit export ... -o - | psql`` never see
 a progress line. Code deep inside a command reports through the module functions (``phase``, ``bar``,
@@ -17,11 +18,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
-
-from rich.console import Console
-from rich.progress import (BarColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn,
-                           TimeElapsedColumn)
-from rich.text import Text
 
 _active: ContextVar[Reporter | None] = ContextVar("rulekit_progress", default=None)
 
@@ -77,12 +73,10 @@ class Reporter:
         self._open: list[tuple[int, Any]] = []  # (thread, task id), oldest first
         self._lock = threading.RLock()
         self._token = None
-        if self.enabled:
-            if console is None:
-                console = Console(stderr=True, force_terminal=True if forced else None)
-            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), _BarColumn(),
-                                      _CountColumn(), TimeElapsedColumn(), console=console,
-                                      transient=True, redirect_stdout=False, redirect_stderr=False)
+        if self.enabled:  # rich loads only here: a run that draws nothing never pays for it
+            from rulekit.progress_draw import display  # noqa: PLC0415 - start-up time, not a cycle
+
+            self._progress = display(console, force_terminal=True if forced else None)
 
     def __enter__(self) -> Reporter:
         self._token = _active.set(self)
@@ -128,22 +122,6 @@ class Reporter:
             mine = [t for k, t in self._open if k == key] or [t for _, t in self._open]
             if mine:
                 self._progress.update(mine[-1], description=text)
-
-
-class _BarColumn(BarColumn):
-    """A bar for counted work; nothing for a spinner (a pulsing bar says less than the spinner)."""
-
-    def render(self, task):  # noqa: ANN001 - rich's signature
-        return Text("") if task.total is None else super().render(task)
-
-
-class _CountColumn(ProgressColumn):
-    """``done/total`` with thousands separators; nothing for a spinner."""
-
-    def render(self, task):  # noqa: ANN001 - rich's signature
-        if task.total is None:
-            return Text("")
-        return Text(f"{int(task.completed):,}/{int(task.total):,}", style="progress.download")
 
 
 def reporter(*, quiet: bool = False, console: Any = None) -> Reporter:

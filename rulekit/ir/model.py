@@ -35,25 +35,11 @@ from rulekit.errors import RulekitError
 from rulekit.ir import compiled as _compiled
 from rulekit.ir import float32 as _f32
 from rulekit.ir.data import to_matrix
+from rulekit.ir.links import sigmoid, softmax
 from rulekit.ir.modelfile_format import model_to_file, save_model
 from rulekit.ir.schema import Combiner, Feature, Label  # noqa: F401 - re-exported: their old home
 from rulekit.ir.tree import validate_tree
 from rulekit.util import gc_paused
-
-def sigmoid(raw: np.ndarray) -> np.ndarray:
-    """1 / (1 + exp(-raw)) with the C library's exp when scipy is there (as scikit-learn, XGBoost,
-    LightGBM and Python's math.exp use it); numpy's exp differs by 1 ulp on a few % of inputs."""
-    try:
-        from scipy.special import expit
-    except ImportError:
-        return 1.0 / (1.0 + np.exp(-raw))
-    return expit(np.asarray(raw, dtype=np.float64))
-
-
-def softmax(raw: np.ndarray) -> np.ndarray:
-    z = raw - raw.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
 
 
 class Model:

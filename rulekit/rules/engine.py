@@ -25,7 +25,7 @@ import numpy as np
 from rulekit.errors import RulekitError
 from rulekit.ir import float32 as _f32
 from rulekit.ir.data import to_matrix
-from rulekit.ir.model import sigmoid, softmax
+from rulekit.ir.links import sigmoid, softmax
 from rulekit.rules import text
 from rulekit.rules.boxes import NomSet, NumSet, Schema, conjuncts, fold, iter_literals, no_gc
 from rulekit.rules.conditions import And, Conclusion, Not, Or
