@@ -39,7 +39,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     many."""
     from rulekit import dsl
     from rulekit.rules import to_rules
-    from rulekit.rules.boxes import count_literals
+    from rulekit.rules.boxes import count_literals, forget_boxes, no_gc
     from rulekit.rules.steps import Steps
 
     if select not in ("mdl", "none"):
@@ -80,7 +80,9 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
                           mdl=select == "mdl" if method else None,
                           tree_prune=prune is None and data is not None, steps=steps,
                           cf=cf_used, min_rules=min_rules)
-    with progress.phase(f"writing {output} ({describe(rb)})"):
+    del obj  # the model and the boxes behind the rules are not needed for the text: free them first
+    forget_boxes()
+    with progress.phase(f"writing {output} ({describe(rb)})"), no_gc():
         text = dsl.dumps(rb, exact=exact)
         write_atomic(output, text)
     if not quiet:

@@ -699,16 +699,47 @@ def _absorb(boxes: list[Box]) -> list[Box]:
 # --- rendering boxes back into conditions ------------------------------------------------------------
 
 
+# Literals and small conditions that rendering builds over and over (``x is missing``, the nominal
+# tests, ``(x <= t or x is missing)`` around a split's shared literal) are made once and shared:
+# conditions are immutable, and a tree's rules repeat them on every leaf below a split. Per rule
+# this saves several pydantic objects (~0.5 KB each); see docs/engines.md, big models.
+_SHARED: dict[tuple, tuple[Any, Any]] = {}
+_SHARED_MAX = 1 << 18
+
+
+def _shared(key: tuple, make: Callable[[], Any], keep: Any = None) -> Any:
+    """The object made by ``make`` for ``key``, made once (``keep``: objects whose ``id`` is in
+    ``key``, held so that the ids stay theirs)."""
+    hit = _SHARED.get(key)
+    if hit is not None:
+        return hit[0]
+    obj = make()
+    if len(_SHARED) >= _SHARED_MAX:
+        _SHARED.clear()
+    _SHARED[key] = (obj, keep)
+    return obj
+
+
+def _is_missing(name: str, negated: bool = False) -> IsMissing:
+    return _shared(("missing", name, negated), lambda: IsMissing(feature=name, negated=True) if negated
+                   else IsMissing(feature=name))
+
+
+def _joined(kind: type, items: tuple) -> Any:
+    """``And``/``Or`` of ``items`` (shared when every item is)."""
+    return _shared((kind, tuple(map(id, items))), lambda: kind(items=items), items)
+
+
 def constraint_condition(key: Any, c: Constraint, schema: Schema) -> list[Any]:
     """Conjuncts that say ``key in c`` (empty list: no constraint; ``[Or()]``: never TRUE)."""
     if c.is_true:
         return []
     if isinstance(key, tuple):  # linear
         name = None
-        is_missing = [IsMissing(feature=n) for n in dict.fromkeys(n for _, n in key[1])]
+        is_missing = [_is_missing(n) for n in dict.fromkeys(n for _, n in key[1])]
     else:
         name = schema.features[key].name
-        is_missing = [IsMissing(feature=name)]
+        is_missing = [_is_missing(name)]
     if isinstance(c, NomSet):
         core = _nominal_literal(key, c, schema, name)
     else:
@@ -719,25 +750,30 @@ def constraint_condition(key: Any, c: Constraint, schema: Schema) -> list[Any]:
         return is_missing if len(is_missing) == 1 else [Or(items=tuple(is_missing))]
     if not c.missing:
         return core
-    inner = core[0] if len(core) == 1 else And(items=tuple(core))
-    return [Or(items=(inner, *is_missing))]
+    inner = core[0] if len(core) == 1 else _joined(And, tuple(core))
+    return [_joined(Or, (inner, *is_missing))]
 
 
 def _nominal_literal(key: int, c: NomSet, schema: Schema, name: str) -> list[Any] | None:
-    dom = schema.features[key].domain or ()
     if not c.codes:
         return None
     if c.is_universe:
-        return [IsMissing(feature=name, negated=True)]
+        return [_is_missing(name, True)]
+    return [_shared(("nominal", name, id(schema.features[key]), c.codes),
+                    lambda: _nominal_test(key, c, schema, name), schema.features[key])]
+
+
+def _nominal_test(key: int, c: NomSet, schema: Schema, name: str) -> Any:
+    dom = schema.features[key].domain or ()
     if UNSEEN in c.codes:
         out = [dom[i] for i in range(len(dom)) if i not in c.codes]
         if len(out) == 1:
-            return [Compare(feature=name, op="!=", value=out[0])]
-        return [InSet(feature=name, values=tuple(out), negated=True)]
+            return Compare(feature=name, op="!=", value=out[0])
+        return InSet(feature=name, values=tuple(out), negated=True)
     vals = [dom[i] for i in sorted(c.codes)]
     if len(vals) == 1:
-        return [Compare(feature=name, op="=", value=vals[0])]
-    return [InSet(feature=name, values=tuple(vals))]
+        return Compare(feature=name, op="=", value=vals[0])
+    return InSet(feature=name, values=tuple(vals))
 
 
 def _bound_lit(b: Bound, key: Any, name: str | None, op: str) -> Any:

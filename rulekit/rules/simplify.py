@@ -42,8 +42,11 @@ def _simplify(rb: RuleBase) -> RuleBase:
         cond = boxes_condition(boxes, schema)
         if len(boxes) > 1 and count_literals(cond) > count_literals(r.condition):
             cond = r.condition  # the user's factored form is shorter than its DNF
+        if cond is not r.condition and cond == r.condition:
+            out.append(r)  # (remembering ``cond`` would only keep an unused copy in the box cache)
+            continue
         remember_boxes(cond, schema, boxes)
-        out.append(r if cond == r.condition else r.model_copy(update={"condition": cond}))
+        out.append(r if cond is r.condition else r.model_copy(update={"condition": cond}))
     rb = rb.model_copy(update={"rules": tuple(out)})
     if rb.semantics == "first-hit" or rb.combiner is not None:
         rb = drop_shadowed(rb)
