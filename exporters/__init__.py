@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.errors import ExportError, NotBuiltError, RulekitError
+from rulekit.errors import ExportError, RulekitError
 
 _REGISTRY: dict[str, Callable[..., Any]] = {}
 
@@ -54,14 +54,11 @@ def get(name: str) -> Callable[..., Any]:
     if name not in _REGISTRY:
         if name not in TARGETS:
             raise RulekitError(f"unknown export target {name!r} (choose from {', '.join(TARGETS)})")
-        module = TARGETS[name][0]
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as err:
-            if err.name != module:
-                raise
+        # every target's module is part of rulekit: an ImportError here is a broken install and
+        # propagates as one (never "not built yet", which verify would report as a skipped backend)
+        importlib.import_module(TARGETS[name][0])
     if name not in _REGISTRY:
-        raise NotBuiltError(f"export to {name} is not built yet")
+        raise RuntimeError(f"{TARGETS[name][0]} did not register the export target {name!r}")
     return _REGISTRY[name]
 
 

@@ -30,7 +30,9 @@ class DataError(RulekitError):
 
 
 class NotBuiltError(RulekitError):
-    """A capability that exists in the contract but is not implemented yet."""
+    """A capability that exists in the contract but is not implemented yet. Nothing raises it now
+    (every target and import format is built); kept for callers that catch it. A rulekit module that
+    fails to import is a broken install and stays an ImportError."""
 
 
 class ExportError(RulekitError):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rulekit import progress
 from rulekit.commands.source import describe
-from rulekit.errors import NotBuiltError, RulekitError
+from rulekit.errors import RulekitError
 from rulekit.fileio import check_distinct, check_output_path, report_warnings, report_written, write_atomic
 from rulekit.foreign import identify
 from rulekit.rename import merge, parse_pairs, read_mapping, rename_features
@@ -118,12 +118,7 @@ def _load(file: Path, fmt: str, allow_pickle: bool, arithmetic: str | None = Non
     if target is None:
         raise RulekitError(f"unknown import format {fmt!r}")
     module_name, function = target.split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as err:
-        if err.name != module_name:
-            raise
-        raise NotBuiltError(f"import of {fmt} models is not built yet") from None
+    module = importlib.import_module(module_name)  # rulekit's own: an ImportError is a broken install
     return getattr(module, function)(file)
 
 

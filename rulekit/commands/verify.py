@@ -40,7 +40,7 @@ import numpy as np
 from rulekit import progress, runtimes, source_library
 from rulekit.commands import verify_chunks
 from rulekit.commands.source import load_source
-from rulekit.errors import NotBuiltError, RulekitError
+from rulekit.errors import RulekitError
 from rulekit.exporters.onnx.precision import uses_float64
 from rulekit.exporters.sql import dialect as sql_dialect
 from rulekit.exporters.sql import float32 as sql_float32
@@ -273,8 +273,6 @@ def _check_backend(obj, table: Table, name: str, expected: tuple, rows: np.ndarr
         if explicit:
             raise RulekitError(f"backend {name}: {why}") from None
         return Report(name, 0, 0, 0.0, 0.0, f"skipped: {why}")
-    except NotBuiltError as err:
-        return Report(name, 0, 0, 0.0, 0.0, f"skipped: {err}")
     except RulekitError as err:
         return Report(name, 0, 0, 0.0, 0.0, f"failed: {err}")
     except Exception as err:  # noqa: BLE001 - a runtime error is a finding, not a crash

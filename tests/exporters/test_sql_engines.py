@@ -191,7 +191,7 @@ _RULES: dict[int, object] = {}
 
 
 def rules_of(model):
-    """A rule base equal to ``model`` (the rules pipeline when built, else path extraction); cached."""
+    """A rule base equal to ``model`` (the rules pipeline); cached."""
     rb = _RULES.get(id(model))
     if rb is None:
         rb = _RULES[id(model)] = (model, _rules_of(model))
@@ -199,12 +199,7 @@ def rules_of(model):
 
 
 def _rules_of(model):
-    try:
-        return rulekit.to_rules(model)
-    except rulekit.errors.NotBuiltError:
-        from rulekit.rules.extract import extract
-
-        return extract(model, simplify=True)
+    return rulekit.to_rules(model)
 
 
 # --- fixtures -------------------------------------------------------------------------------------
