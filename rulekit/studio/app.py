@@ -54,7 +54,9 @@ class StudioPage:
         self.checked: Check | None = None
         self.version = 0  # analyses started (the idle-time lint draws only for the newest)
         self._rule_rows: list | None = None
-        self._picture_svg = ""
+        self._picture_svg = ""  # the newest picture; drawn only while its tab is shown
+        self._picture_shown = ""
+        self._findings_shown: tuple | None = None  # (headlines, marks) on the page
         self._build()
 
     # --- layout -----------------------------------------------------------------------------------------
@@ -84,7 +86,9 @@ class StudioPage:
                     t_impact = ui.tab("Impact")
                     t_picture = ui.tab("Picture")
                     t_export = ui.tab("Export")
-                with ui.tab_panels(tabs, value=t_impact).classes("w-full"):
+                self._picture_tab = t_picture
+                with ui.tab_panels(tabs, value=t_impact, on_change=self._tab_changed).classes("w-full") \
+                        as self._panels:
                     with ui.tab_panel(t_impact):
                         self._impact_panel()
                     with ui.tab_panel(t_picture):
@@ -197,25 +201,44 @@ class StudioPage:
                 return
             found, svg = result
             self._show_findings(text, found)
-            if svg != self._picture_svg:
-                self._picture_svg = svg
-                self.picture.set_content(svg)
+            self._picture_svg = svg
+            self._draw_picture()
         except Exception as err:  # shown, never fatal to the server
             log.exception("studio: lint failed")
             self.status.set_text(f"internal error: {type(err).__name__}: {err}")
 
+    def _tab_changed(self, event) -> None:
+        self._draw_picture()
+
+    def _draw_picture(self) -> None:
+        """The rules' picture (~180 KB of SVG at 500 rules) goes to the page only while its tab is
+        shown and when it changed: drawing it in the browser competed with the next keystroke."""
+        v = self._panels.value
+        shown = v is self._picture_tab or v == self._picture_tab.props["name"]
+        if shown and self._picture_svg != self._picture_shown:
+            self._picture_shown = self._picture_svg
+            self.picture.set_content(self._picture_svg)
+
     def _show_findings(self, text: str, found) -> None:
-        self.findings.clear()
-        with self.findings:
-            for d in found:
-                ui.label(d.headline()).classes(f"rk-finding {d.severity}")
+        """The findings' list and marks, sent only when they changed (500 findings: 500 elements)."""
+        heads = tuple((d.headline(), d.severity) for d in found)
+        spans = [(m.start, m.end, m.diagnostic.severity, m.diagnostic.message) for m in marks(text, found)]
         n_err = sum(d.severity == "error" for d in found)
         self.status.set_text(f"{n_err} error(s), {len(found) - n_err} warning(s)" if found else "valid")
+        same = self._findings_shown is not None and self._findings_shown[0] == heads
+        if same and self._findings_shown[1] == spans:
+            return
+        if not same:
+            self.findings.clear()
+            with self.findings:
+                for d in found:
+                    ui.label(d.headline()).classes(f"rk-finding {d.severity}")
+        self._findings_shown = (heads, spans)
         # through the component's method, not the element's props: a props update re-sends the
         # editor's value as the server last saw it, undoing keystrokes still on their way
         self.editor.run_method("setDecorations", [
-            {"kind": "mark", "from": m.start, "to": m.end, "class": f"rk-{m.diagnostic.severity}",
-             "attributes": {"title": m.diagnostic.message}} for m in marks(text, found)])
+            {"kind": "mark", "from": a, "to": b, "class": f"rk-{sev}", "attributes": {"title": msg}}
+            for a, b, sev, msg in spans])
 
     def _show_counts(self, imp) -> None:
         self.changed_label.set_text(f"changed rows: {imp.changed:,} of {imp.rows:,}"

@@ -9,6 +9,8 @@ file or a model file the session was opened from. Nothing else is read after sta
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import threading
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -28,6 +30,7 @@ from rulekit.fileio import check_distinct, check_output_path, read_text, write_a
 from rulekit.ir.model import Model
 from rulekit.rules import engine
 from rulekit.rules.base import RuleBase
+from rulekit.rules.explain import explain
 from rulekit.studio.impact import Data, Impact, Scored, decided_by, impact, score
 from rulekit.table import read_csv
 
@@ -76,16 +79,38 @@ def marks(text: str, found: list[Diagnostic]) -> list[Mark]:
     return out
 
 
+#: how much lower the lint worker's CPU priority is than the server's (os.nice): a keystroke's
+#: counts, computed in the server, take the CPU from a lint still running (docs/lsp.md, studio)
+WORKER_NICENESS = 10
+
+
 def lint_and_picture(text: str, file: str) -> tuple[list[Diagnostic], str]:
     """``rulekit check``'s findings for ``text`` and the rule base's picture: what the studio draws when
-    typing pauses, run in a worker process so that the next keystroke's counts do not wait for it."""
+    typing pauses, run in a worker process (at a lower priority) so that the next keystroke's counts
+    do not wait for it."""
     from rulekit.rule_pictures import rules_svg
 
+    _lower_priority()
     parsed = dsl.parse(text, file=file)
     if parsed.errors:
         return list(parsed.errors), ""
     rb = parsed.rulebase
     return lint.diagnostics(parsed), rules_svg(rb) if rb.rules else ""
+
+
+def _lower_priority() -> None:
+    """In a worker process (never the server itself), once: lower its CPU priority."""
+    global _niced
+    if _niced or multiprocessing.parent_process() is None:
+        return
+    _niced = True
+    try:
+        os.nice(WORKER_NICENESS)
+    except OSError:  # not allowed here: the lint just competes as before
+        pass
+
+
+_niced = False
 
 
 def rule_keys(parsed) -> list[str] | None:
@@ -249,7 +274,7 @@ class Session:
             raise RulekitError(f"row {row} is not a data row (0 to {self.data.n - 1})")
         with self._lock:
             one = {name: col[row:row + 1] for name, col in self.data.columns.items()}
-            return str(engine.explain(rb, one)[0])
+            return str(explain(rb, one)[0])
 
     # --- files ---------------------------------------------------------------------------------------
 
