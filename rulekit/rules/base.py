@@ -65,7 +65,7 @@ class RuleBase(_Frozen):
         return predict_proba(self, X)
 
     def explain(self, X):
-        from rulekit.rules.engine import explain
+        from rulekit.rules.explain import explain
 
         return explain(self, X)
 

@@ -1,4 +1,5 @@
-"""Vectorized evaluation of a rule base: ``predict``, ``predict_proba`` and ``explain``.
+"""Vectorized evaluation of a rule base: ``predict`` and ``predict_proba`` (``explain`` is in
+:mod:`rulekit.rules.explain`, on the same evaluation).
 
 Conditions are evaluated column-wise in three-valued logic: each distinct literal once per column as
 a boolean vector (numeric tests through :func:`rulekit.semantics.canonical`, so a rule equals its
@@ -26,7 +27,6 @@ from rulekit.errors import RulekitError
 from rulekit.ir import float32 as _f32
 from rulekit.ir.data import to_matrix
 from rulekit.ir.links import sigmoid, softmax
-from rulekit.rules import text
 from rulekit.rules.boxes import NomSet, NumSet, Schema, conjuncts, fold, iter_literals, no_gc
 from rulekit.rules.conditions import And, Conclusion, Not, Or
 
@@ -203,7 +203,7 @@ def conjunction(cond: Any) -> list[list[list[Any]]] | None:
     return out
 
 
-def _compiled(rb: RuleBase, schema: Schema) -> tuple[list, list[tuple[Any, Any]], list]:
+def compiled_conditions(rb: RuleBase, schema: Schema) -> tuple[list, list[tuple[Any, Any]], list]:
     """Per rule its :func:`conjunction` with literals as indexes into one list of (key, TRUE set)
     pairs, one per distinct literal (None: not of that shape), that list, and per rule where each
     top-level conjunct's terms end (``explain`` reports conjuncts); cached per rule base object."""
@@ -261,7 +261,7 @@ def _rule_true(rb: RuleBase, ev: Evaluator, compiled: tuple, i: int) -> np.ndarr
     return ev.true(rb.rules[i].condition)
 
 
-def _conjuncts_true(rb: RuleBase, ev: Evaluator, compiled: tuple, i: int) -> list[np.ndarray]:
+def conjuncts_true(rb: RuleBase, ev: Evaluator, compiled: tuple, i: int) -> list[np.ndarray]:
     """TRUE rows of each top-level conjunct of rule ``i`` (in :func:`conjuncts` order)."""
     terms, ends = compiled[0][i], compiled[2][i]
     if terms is None:
@@ -297,7 +297,7 @@ def match_matrix(rb: RuleBase, M: np.ndarray, rules: list[int] | None = None) ->
     idx = list(range(len(rb.rules))) if rules is None else rules
     out = np.zeros((M.shape[0], len(idx)), bool)
     step = max(1, CHUNK_CELLS // max(1, len(idx)))
-    compiled = _compiled(rb, schema)
+    compiled = compiled_conditions(rb, schema)
     for s in range(0, M.shape[0], step):
         ev = Evaluator(schema, M[s:s + step])
         for j, i in enumerate(idx):
@@ -336,7 +336,7 @@ def _first_hit_generic(rb: RuleBase, M: np.ndarray, idx: list[int]) -> np.ndarra
     n = M.shape[0]
     out = np.full(n, -1, np.int64)
     schema = Schema(rb)
-    compiled = _compiled(rb, schema)
+    compiled = compiled_conditions(rb, schema)
     step = max(1, CHUNK_CELLS // max(1, len(idx)))
     for s in range(0, n, step):
         ev = Evaluator(schema, M[s:s + step])
@@ -629,158 +629,5 @@ def proba_matrix(rb: RuleBase, M: np.ndarray) -> np.ndarray:
     return vec
 
 
-# --- explanations --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NearMiss:
-    """A rule that did not match the row because of ``failing`` (its top-level conjuncts not TRUE)."""
-
-    rule: int
-    failing: tuple
-
-
-@dataclass(frozen=True)
-class Explanation:
-    """Why one row got its prediction: ``fired`` (rule index, None = default; per group for ensembles),
-    every rule that ``matched``, and ``near_misses``. ``str()`` gives the one-line text."""
-
-    prediction: Any
-    fired: Any
-    matched: tuple[int, ...]
-    near_misses: tuple[NearMiss, ...]
-    text: str
-
-    def __str__(self) -> str:
-        return self.text
-
-
-def explain(rb: RuleBase, X: Any, *, max_near_misses: int = 2) -> list[Explanation]:
-    """One :class:`Explanation` per row (vectorized evaluation; only the text is built per row)."""
-    with no_gc():  # a big rule base is millions of objects: each full collection walks them all
-        return _explain(rb, X, max_near_misses)
-
-
-def _explain(rb: RuleBase, X: Any, max_near_misses: int) -> list[Explanation]:
-    M = matrix(rb, X)
-    pred = predict_matrix(rb, M)
-    n = M.shape[0]
-    R = len(rb.rules)
-    schema = Schema(rb)
-    res: list[Explanation] = []
-    rule_text = [text.condition(r.condition) for r in rb.rules]
-    compiled = _compiled(rb, schema)
-    parts_total = sum(len(conjuncts(r.condition)) for r in rb.rules)
-    # ~32 MB a chunk: per row 2 bytes a rule (matched, near miss) and 1 a conjunct (its TRUE rows);
-    # Python's work per rule and chunk is what costs, so chunks are as large as that allows
-    step = max(1, 4 * CHUNK_CELLS // max(1, 2 * R + parts_total))
-    for s in range(0, n, step):
-        Mc = M[s:s + step]
-        ev = Evaluator(schema, Mc)
-        match = np.ones((Mc.shape[0], R), bool)  # every conjunct TRUE
-        one = np.zeros((Mc.shape[0], R), bool)  # exactly one conjunct not TRUE (a near miss)
-        fail_parts: list[list[np.ndarray]] = []
-        for i in range(R):
-            parts = _conjuncts_true(rb, ev, compiled, i)
-            if len(parts) == 1:
-                match[:, i] = parts[0]
-                one[:, i] = ~parts[0]
-            elif parts:
-                failed = ~parts[0]
-                twice = np.zeros(Mc.shape[0], bool)
-                for p in parts[1:]:
-                    miss = ~p
-                    twice |= failed & miss
-                    failed |= miss
-                match[:, i] = ~failed
-                one[:, i] = failed & ~twice
-            fail_parts.append(parts)
-        if rb.combiner is not None:
-            fired_rows = _fired_by_group(rb, match)
-        elif rb.semantics == "first-hit":
-            anym = match.any(axis=1)
-            first = np.where(anym, np.argmax(match, axis=1), -1) if R else np.full(Mc.shape[0], -1)
-        for j in range(Mc.shape[0]):
-            row = s + j
-            matched = tuple(np.flatnonzero(match[j]).tolist())
-            if rb.combiner is not None:
-                fired = tuple(fired_rows[j])
-                near: tuple = ()
-                txt = "; ".join(
-                    f"{'tree ' + str(g) + ': ' if len(fired) > 1 else ''}"
-                    + (f"{rule_name(rb, f)} -> {text.conclusion(rb.rules[f].conclusion)}" if f >= 0
-                       else "no rule")
-                    for g, f in enumerate(fired))
-                res.append(Explanation(pred[row], fired, matched, near, txt))
-                continue
-            if rb.semantics == "first-hit":
-                f = int(first[j])
-                fired = None if f < 0 else f
-            else:
-                fired = None if not matched else matched
-            near = _near_misses(rb, one[j], fail_parts, j, pred[row], max_near_misses)
-            res.append(Explanation(pred[row], fired, matched, near,
-                                   _row_text(rb, fired, matched, near, pred[row], rule_text)))
-    return res
-
-
-def _fired_by_group(rb: RuleBase, match: np.ndarray) -> np.ndarray:
-    grs = groups(rb)
-    out = np.full((match.shape[0], len(grs)), -1, np.int64)
-    for g, (_, idx) in enumerate(grs):
-        sub = match[:, idx]
-        anym = sub.any(axis=1)
-        out[:, g] = np.where(anym, np.asarray(idx)[np.argmax(sub, axis=1)], -1)
-    return out
-
-
-def _near_misses(rb: RuleBase, one: np.ndarray, parts: list, j: int, pred: Any, limit: int) -> tuple:
-    """Up to ``limit`` rules (in order) failing ``one`` conjunct on row ``j`` that would have
-    concluded something other than ``pred``."""
-    if limit <= 0:
-        return ()
-    cand = np.flatnonzero(one)
-    out = []
-    for i in cand.tolist():
-        c = rb.rules[i].conclusion
-        if rb.task == "classification" and c.label is not None and _same(c.label, pred):
-            continue
-        conj = conjuncts(rb.rules[i].condition)
-        failing = tuple(conj[k] for k, p in enumerate(parts[i]) if not p[j])
-        out.append(NearMiss(i, failing))
-        if len(out) >= limit:
-            break
-    return tuple(out)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(b, np.generic):
-        b = b.item()
-    return type(a) is type(b) and a == b or str(a) == str(b)
-
-
-def _row_text(rb: RuleBase, fired: Any, matched: tuple, near: tuple, pred: Any, rule_text: list) -> str:
-    if rb.semantics == "first-hit":
-        if fired is None:
-            head = f"default -> {text.conclusion(rb.default)} (no rule matched)"
-        else:
-            head = f"{rule_name(rb, fired)}: if {rule_text[fired]} then {text.conclusion(rb.rules[fired].conclusion)}"
-        others = [i for i in matched if i != fired]
-        if others:
-            head += " | also matched: " + ", ".join(rule_name(rb, i) for i in others)
-    else:
-        if not matched:
-            head = f"default -> {text.conclusion(rb.default)} (no rule matched)"
-        else:
-            head = f"{rb.semantics} of " + ", ".join(
-                f"{rule_name(rb, i)} ({text.conclusion(rb.rules[i].conclusion)})" for i in matched)
-            head += f" -> {text.label(pred.item() if isinstance(pred, np.generic) else pred)}"
-    if near:
-        head += " | near miss: " + "; ".join(
-            f"{rule_name(rb, m.rule)} -> {text.conclusion(rb.rules[m.rule].conclusion)} fails "
-            + " and ".join(text.condition(c) for c in m.failing) for m in near)
-    return head
-
-
-__all__ = ["Evaluator", "Explanation", "NearMiss", "explain", "first_hit", "match_matrix", "matrix", "predict",
-           "predict_matrix", "predict_proba", "proba_matrix", "validate"]
+__all__ = ["Evaluator", "conjuncts_true", "compiled_conditions", "first_hit", "match_matrix", "matrix",
+           "predict", "predict_matrix", "predict_proba", "proba_matrix", "validate"]
