@@ -7,10 +7,13 @@ split's missing type says what NaN does: ``None`` -> NaN is 0; ``NaN`` -> NaN fo
 becomes plain ``x <= b`` / ``x < b`` IR splits; a ``Zero`` split whose default side is not the
 side zero falls on needs three IR splits and one extra copy of each child subtree (zero lies in
 an island between the two sides); tests the path above already decides are left out of the
-copies (measured: 100 trees of 31 leaves, zero_as_missing, 4.8x LightGBM's node count). Categorical splits (decision_type bit 0) send a category whose
-bit is set in ``cat_threshold`` left; NaN, negative values and values beyond ``int`` go right and
-inputs are truncated toward zero, which is exactly how rulekit encodes an integer-domain nominal
-feature. Features that came from pandas ``category`` columns keep their categories as domain.
+copies (measured: 100 trees of 31 leaves, zero_as_missing, 4.8x LightGBM's node count). What a
+split means is in :mod:`.lightgbm_splits`, reading the text format in :mod:`.lightgbm_text`; this
+module turns the checked trees into IR graphs and the objective into a combiner.
+Categorical splits (decision_type bit 0) send a category whose bit is set in ``cat_threshold``
+left; NaN, negative values and values beyond ``int`` go right and inputs are truncated toward
+zero, which is exactly how rulekit encodes an integer-domain nominal feature. Features that came
+from pandas ``category`` columns keep their categories as domain.
 
 Scores are summed from 0 in tree order (LightGBM folds its initial score into the first trees)
 and linked by sigmoid (``binary``) or softmax (``multiclass``). ``sigmoid:<s>`` != 1 and
@@ -26,16 +29,16 @@ from typing import Any
 
 import numpy as np
 
-from rulekit import jsontext, semantics
+from rulekit import semantics
 from rulekit.errors import RulekitError
 from rulekit.fileio import read_bytes
+from rulekit.importers.lightgbm_splits import ZERO  # noqa: F401 - re-exported (tests, callers)
+from rulekit.importers.lightgbm_splits import (CAT_MASK, DEFAULT_LEFT_MASK, Bounds, bitset_members, missing_type,
+                                               narrow, numeric_plan)
+from rulekit.importers.lightgbm_text import LightGBMModelError, ModelText, numbers
 from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.ir.tree import TreeBuilder
 
-ZERO = float(np.float32(1e-35))  # LightGBM's kZeroThreshold (a double holding the float 1e-35f)
-_BELOW_NEG_ZERO = ("<", -ZERO)  # x < -1e-35f
-_CAT_MASK, _DEFAULT_LEFT_MASK = 1, 2
-_MISSING_NONE, _MISSING_ZERO, _MISSING_NAN = 0, 1, 2
 _IDENTITY = ("regression", "regression_l1", "huber", "fair", "quantile", "mape", "lambdarank",
              "rank_xendcg")
 MAX_TREE_NODES = 2_000_000
@@ -43,10 +46,6 @@ MAX_TREE_NODES = 2_000_000
 # (zero-island splits copy subtrees: 4.8x measured on 100 real trees; a nested chain doubles
 # per level, 2**depth), so conversion stays linear in the file's size
 MAX_EXPANSION, MIN_EXPANSION_ROOM = 32, 20_000
-
-
-class LightGBMModelError(RulekitError):
-    """A text that is not a (supported) LightGBM model."""
 
 
 # --- public entry points -----------------------------------------------------------------------
@@ -109,89 +108,6 @@ def _from_estimator(est: Any) -> Model:
                        extra_source={"estimator": name})
 
 
-# --- the text format ---------------------------------------------------------------------------
-
-
-class _Text:
-    """The model text split into a header, tree blocks and trailing sections, with line numbers."""
-
-    def __init__(self, text: str, file: str | None):
-        self.file = file
-        self.header: dict[str, tuple[str, int]] = {}
-        self.flags: set[str] = set()
-        self.trees: list[tuple[int, dict[str, tuple[str, int]]]] = []
-        self.pandas_categorical: Any = None
-        self.pandas_line = 0
-        lines = text.splitlines()
-        i = 0
-        if not lines or lines[0].strip() != "tree":
-            raise LightGBMModelError("not a LightGBM text model (the first line is not 'tree')",
-                                     file=file, line=1)
-        i = 1
-        current: dict[str, tuple[str, int]] | None = None
-        ended = False
-        while i < len(lines):
-            raw = lines[i].strip()
-            lineno = i + 1
-            i += 1
-            if ended:
-                if raw.startswith("pandas_categorical:"):
-                    self._pandas(raw[len("pandas_categorical:"):], lineno)
-                continue
-            if not raw:
-                current = None
-                continue
-            if raw == "end of trees":
-                ended = True
-                continue
-            if raw.startswith("Tree="):
-                current = {}
-                self.trees.append((lineno, current))
-                continue
-            key, eq, value = raw.partition("=")
-            if not eq:
-                if current is None:
-                    self.flags.add(raw)
-                    continue
-                raise LightGBMModelError(f"expected key=value, found {raw[:40]!r}", file=file,
-                                         line=lineno)
-            target = self.header if current is None else current
-            target[key] = (value, lineno)
-        if not ended:
-            raise LightGBMModelError("truncated LightGBM model: no 'end of trees' line", file=file,
-                                     line=len(lines))
-
-    def _pandas(self, text: str, lineno: int) -> None:
-        try:  # jsontext: also refuses huge integers and lone surrogates in category names
-            self.pandas_categorical = jsontext.loads(text, error=LightGBMModelError)
-        except LightGBMModelError as err:
-            raise LightGBMModelError(f"pandas_categorical: {err.message}", file=self.file,
-                                     line=lineno) from None
-        self.pandas_line = lineno
-
-    def get(self, block: dict[str, tuple[str, int]], key: str, where: str) -> tuple[str, int]:
-        if key not in block:
-            line = min((ln for _, ln in block.values()), default=None)
-            raise LightGBMModelError(f"{where}: missing '{key}='", file=self.file, line=line)
-        return block[key]
-
-    def fail(self, msg: str, line: int | None = None) -> LightGBMModelError:
-        if self.file is None and line:
-            return LightGBMModelError(f"model text line {line}: {msg}")
-        return LightGBMModelError(msg, file=self.file, line=line)
-
-
-def _numbers(t: _Text, value: tuple[str, int], kind: type, what: str, size: int | None = None) -> list:
-    text, line = value
-    try:
-        out = [kind(v) for v in text.split()]
-    except ValueError:
-        raise t.fail(f"{what}: not a list of {'integers' if kind is int else 'numbers'}", line) from None
-    if size is not None and len(out) != size:
-        raise t.fail(f"{what}: {len(out)} values, expected {size}", line)
-    return out
-
-
 def parse_model(text: str, *, file: str | None = None,
                 classes: list | None = None, feature_names: list[str] | None = None,
                 extra_source: dict | None = None) -> Model:
@@ -208,12 +124,12 @@ def parse_model(text: str, *, file: str | None = None,
 
 def _parse_model(text: str, *, file: str | None, classes: list | None,
                  feature_names: list[str] | None, extra_source: dict | None) -> Model:
-    t = _Text(text, file)
+    t = ModelText(text, file)
     h = t.header
-    n_class = _numbers(t, t.get(h, "num_class", "header"), int, "num_class", 1)[0]
-    per_iter = _numbers(t, t.get(h, "num_tree_per_iteration", "header"), int,
+    n_class = numbers(t, t.get(h, "num_class", "header"), int, "num_class", 1)[0]
+    per_iter = numbers(t, t.get(h, "num_tree_per_iteration", "header"), int,
                         "num_tree_per_iteration", 1)[0]
-    max_feature = _numbers(t, t.get(h, "max_feature_idx", "header"), int, "max_feature_idx", 1)[0]
+    max_feature = numbers(t, t.get(h, "max_feature_idx", "header"), int, "max_feature_idx", 1)[0]
     n_features = max_feature + 1
     stored_names = t.get(h, "feature_names", "header")[0].split()
     if len(stored_names) != n_features:
@@ -263,7 +179,7 @@ def _parse_model(text: str, *, file: str | None, classes: list | None,
         raise t.fail(f"not a valid LightGBM model: {err.message}") from None
 
 
-def _objective(t: _Text, parts: list[str], line: int, n_class: int, per_iter: int):
+def _objective(t: ModelText, parts: list[str], line: int, n_class: int, per_iter: int):
     """(task, link, leaf scale, number of outputs) for LightGBM's objective line."""
     name = parts[0] if parts else ""
     params = dict(p.split(":", 1) for p in parts[1:] if ":" in p)
@@ -294,7 +210,7 @@ def _objective(t: _Text, parts: list[str], line: int, n_class: int, per_iter: in
                  f"{', '.join(_IDENTITY)})", line or None)
 
 
-def _features(t: _Text, names: list[str], infos: list[str], used: dict[int, set[int]]):
+def _features(t: ModelText, names: list[str], infos: list[str], used: dict[int, set[int]]):
     """Numeric features, and nominal ones for categorical columns: the pandas categories as the
     domain when the model recorded them (LightGBM's category c is then the c-th of them), else
     the integer categories LightGBM saw or splits on. Also: per feature, category -> domain code."""
@@ -333,7 +249,7 @@ def _features(t: _Text, names: list[str], infos: list[str], used: dict[int, set[
     return features, codes
 
 
-def _match_pandas(t: _Text, pandas: list[list], cat_idx: list[int], infos: list[str],
+def _match_pandas(t: ModelText, pandas: list[list], cat_idx: list[int], infos: list[str],
                   used: dict[int, set[int]], names: list[str]) -> dict[int, int]:
     """Which categorical feature each pandas category list belongs to: {feature: list index}.
 
@@ -392,78 +308,25 @@ def _domain_values(cats: list) -> tuple:
 # --- one tree ----------------------------------------------------------------------------------
 
 
-def _effective(th: float) -> tuple[str, float]:
-    """The IR test equal to LightGBM's ``x' <= th`` where ``x' = 0`` for ``|x| <= 1e-35f``."""
-    if -ZERO <= th < 0:
-        return _BELOW_NEG_ZERO
-    if 0 <= th < ZERO:
-        return ("<=", ZERO)
-    return ("<=", th)
-
-
-def _missing_type(decision_type: int) -> int:
-    """Bits 2-3 of ``decision_type``. The undefined value 3 acts as None in LightGBM (its
-    NumericalDecision zeroes NaN unless the type is NaN and checks zero only for Zero), checked
-    against LightGBM 4.7 on NaN, zero and 1e-36 rows."""
-    mt = (decision_type >> 2) & 3
-    return _MISSING_NONE if mt == 3 else mt
-
-
-def _numeric_plan(th: float, missing_type: int, default_left: bool):
-    """How one LightGBM numeric split becomes IR: ``("one", (op, t), missing)`` or
-    ``("three", [(op, t)] * 3, missing)`` for the zero-island case (intervals left/right/left/right)."""
-    d = 0 if default_left else 1
-    if missing_type == _MISSING_NAN:
-        return "one", _effective(th), d
-    if missing_type == _MISSING_NONE:
-        return "one", _effective(th), 0 if th >= 0 else 1  # NaN is 0
-    # Zero: NaN and |x| <= ZERO follow the default side; other values compare as they are
-    if th >= ZERO:
-        if d == 0:
-            return "one", ("<=", th), 0
-        if th == ZERO:
-            return "one", _BELOW_NEG_ZERO, 1
-        return "three", [_BELOW_NEG_ZERO, ("<=", ZERO), ("<=", th)], 1
-    if th >= -ZERO:
-        return ("one", ("<=", ZERO), 0) if d == 0 else ("one", _BELOW_NEG_ZERO, 1)
-    if d == 1:
-        return "one", ("<=", th), 1
-    return "three", [("<=", th), _BELOW_NEG_ZERO, ("<=", ZERO)], 0
-
-
-def _bitset_members(words: list[int]) -> list[int]:
-    """Categories whose bit is set in a LightGBM bitset (32-bit words, low bit first)."""
-    out = []
-    for k, w in enumerate(words):
-        w &= 0xFFFFFFFF
-        bit = 0
-        while w:
-            if w & 1:
-                out.append(32 * k + bit)
-            w >>= 1
-            bit += 1
-    return out
-
-
 class _Tree:
     """One tree block's arrays, checked: every node has one parent and is reachable from the root."""
 
-    def __init__(self, t: _Text, block: dict, line: int, n_features: int, scale: float, where: str):
+    def __init__(self, t: ModelText, block: dict, line: int, n_features: int, scale: float, where: str):
         self.where, self.line = where, line
         get = t.get
-        self.n_leaves = _numbers(t, get(block, "num_leaves", where), int, f"{where}: num_leaves", 1)[0]
+        self.n_leaves = numbers(t, get(block, "num_leaves", where), int, f"{where}: num_leaves", 1)[0]
         if self.n_leaves < 1:
             raise t.fail(f"{where}: num_leaves={self.n_leaves}", line)
         if block.get("is_linear", ("0", 0))[0].strip() not in ("0", ""):
             raise t.fail(f"{where}: linear trees (linear_tree=True) are not supported: their "
                          f"leaves are linear models, not constants", block["is_linear"][1])
-        lv = _numbers(t, get(block, "leaf_value", where), float, f"{where}: leaf_value", self.n_leaves)
+        lv = numbers(t, get(block, "leaf_value", where), float, f"{where}: leaf_value", self.n_leaves)
         if any(not math.isfinite(v) for v in lv):
             raise t.fail(f"{where}: a leaf value is not finite", block["leaf_value"][1])
         self.leaf_value = [v * scale for v in lv] if scale != 1.0 else lv
         self.leaf_count = None
         if "leaf_count" in block:
-            self.leaf_count = _numbers(t, block["leaf_count"], float, f"{where}: leaf_count",
+            self.leaf_count = numbers(t, block["leaf_count"], float, f"{where}: leaf_count",
                                        self.n_leaves)
         n = self.n = self.n_leaves - 1
         self.feature: list[int] = []
@@ -475,33 +338,33 @@ class _Tree:
         self.members: dict[int, list[int]] = {}  # categorical node -> categories sent left
         if n == 0:
             return
-        self.feature = _numbers(t, get(block, "split_feature", where), int, f"{where}: split_feature", n)
-        self.threshold = _numbers(t, get(block, "threshold", where), float, f"{where}: threshold", n)
-        self.dtype = _numbers(t, get(block, "decision_type", where), int, f"{where}: decision_type", n)
-        self.left = _numbers(t, get(block, "left_child", where), int, f"{where}: left_child", n)
-        self.right = _numbers(t, get(block, "right_child", where), int, f"{where}: right_child", n)
+        self.feature = numbers(t, get(block, "split_feature", where), int, f"{where}: split_feature", n)
+        self.threshold = numbers(t, get(block, "threshold", where), float, f"{where}: threshold", n)
+        self.dtype = numbers(t, get(block, "decision_type", where), int, f"{where}: decision_type", n)
+        self.left = numbers(t, get(block, "left_child", where), int, f"{where}: left_child", n)
+        self.right = numbers(t, get(block, "right_child", where), int, f"{where}: right_child", n)
         if "internal_count" in block:
-            self.count = _numbers(t, block["internal_count"], float, f"{where}: internal_count", n)
+            self.count = numbers(t, block["internal_count"], float, f"{where}: internal_count", n)
         for i in range(n):
             if not 0 <= self.feature[i] < n_features:
                 raise t.fail(f"{where}: node {i} splits on feature {self.feature[i]}, the model has "
                              f"{n_features}", block["split_feature"][1])
             if math.isnan(self.threshold[i]):
                 raise t.fail(f"{where}: node {i} has a NaN threshold", block["threshold"][1])
-        if any(d & _CAT_MASK for d in self.dtype):
-            bounds = _numbers(t, get(block, "cat_boundaries", where), int, f"{where}: cat_boundaries")
-            words = _numbers(t, get(block, "cat_threshold", where), int, f"{where}: cat_threshold")
+        if any(d & CAT_MASK for d in self.dtype):
+            bounds = numbers(t, get(block, "cat_boundaries", where), int, f"{where}: cat_boundaries")
+            words = numbers(t, get(block, "cat_threshold", where), int, f"{where}: cat_threshold")
             for i in range(n):
-                if not self.dtype[i] & _CAT_MASK:
+                if not self.dtype[i] & CAT_MASK:
                     continue
                 k = int(self.threshold[i])
                 if not 0 <= k < len(bounds) - 1 or not 0 <= bounds[k] <= bounds[k + 1] <= len(words):
                     raise t.fail(f"{where}: node {i}: categorical threshold {self.threshold[i]!r} "
                                  f"has no bitset", block["cat_threshold"][1])
-                self.members[i] = _bitset_members(words[bounds[k]:bounds[k + 1]])
+                self.members[i] = bitset_members(words[bounds[k]:bounds[k + 1]])
         self._check_shape(t)
 
-    def _check_shape(self, t: _Text) -> None:
+    def _check_shape(self, t: ModelText) -> None:
         refs = self.left + self.right
         internal = sorted(r for r in refs if r >= 0)
         leaves = sorted(~r for r in refs if r < 0)
@@ -518,28 +381,8 @@ class _Tree:
                          f"(a cycle)", self.line)
 
 
-_Bounds = dict  # feature -> (lo, hi, nan_possible): non-NaN values reaching here lie in (lo, hi]
-
-
-def _narrow(bounds: _Bounds, f: int, bound: float, missing: int):
-    """Which branches of ``x[f] <= bound`` a row can take here, and the bounds below each."""
-    lo, hi, nan = bounds.get(f, (None, None, True))
-    can = [lo is None or lo < bound, hi is None or hi > bound]
-    if nan:
-        can[missing] = True
-    below = []
-    for branch in (0, 1):
-        nb = dict(bounds)
-        if branch == 0:
-            nb[f] = (lo, bound if hi is None else min(hi, bound), nan and missing == 0)
-        else:
-            nb[f] = (bound if lo is None else max(lo, bound), hi, nan and missing == 1)
-        below.append(nb)
-    return can, below
-
-
 def _build(tree: _Tree, features: list[Feature], cat_codes: dict[int, dict[int, int]], where: str,
-           t: _Text):
+           t: ModelText):
     """The IR graph of a checked tree (explicit stack). A zero-island split becomes three IR tests
     with its children copied; a test that the path above already decides is left out, which
     keeps those copies small."""
@@ -561,7 +404,7 @@ def _build(tree: _Tree, features: list[Feature], cat_codes: dict[int, dict[int, 
     # work items: (spec, IR parent, branch, bounds); spec is a LightGBM child reference (>= 0 a
     # split, < 0 the leaf ~ref) or an IR test ("test", f, op, t, missing, spec0, spec1, extra)
     limit = min(MAX_TREE_NODES, MAX_EXPANSION * (2 * tree.n_leaves - 1) + MIN_EXPANSION_ROOM)
-    stack: list[tuple[Any, int | None, int, _Bounds]] = [(0, None, 0, {})]
+    stack: list[tuple[Any, int | None, int, Bounds]] = [(0, None, 0, {})]
     while stack:
         spec, parent, branch, bounds = stack.pop()
         if b.graph.number_of_nodes() > limit:
@@ -571,7 +414,7 @@ def _build(tree: _Tree, features: list[Feature], cat_codes: dict[int, dict[int, 
                          f"convert exactly", tree.line)
         if isinstance(spec, tuple):
             _, f, op, th, missing, spec0, spec1, extra = spec
-            can, below = _narrow(bounds, f, semantics.boundary(op, th, "float64"), missing)
+            can, below = narrow(bounds, f, semantics.boundary(op, th, "float64"), missing)
             if can[0] != can[1]:  # decided by the path above: no test needed
                 stack.append((spec0 if can[0] else spec1, parent, branch,
                               below[0] if can[0] else below[1]))
@@ -592,7 +435,7 @@ def _build(tree: _Tree, features: list[Feature], cat_codes: dict[int, dict[int, 
         if tree.count is not None:
             extra["n_samples"] = tree.count[ref]
         kids = (tree.left[ref], tree.right[ref])
-        if tree.dtype[ref] & _CAT_MASK:
+        if tree.dtype[ref] & CAT_MASK:
             if features[f].kind != "nominal":
                 raise t.fail(f"{where}: categorical split on {features[f].name!r}, which "
                              f"feature_infos describes as numeric", tree.line)
@@ -606,8 +449,8 @@ def _build(tree: _Tree, features: list[Feature], cat_codes: dict[int, dict[int, 
         if features[f].kind != "numeric":
             raise t.fail(f"{where}: numeric split on categorical feature {features[f].name!r}",
                          tree.line)
-        plan, tests, missing = _numeric_plan(tree.threshold[ref], _missing_type(tree.dtype[ref]),
-                                             bool(tree.dtype[ref] & _DEFAULT_LEFT_MASK))
+        plan, tests, missing = numeric_plan(tree.threshold[ref], missing_type(tree.dtype[ref]),
+                                             bool(tree.dtype[ref] & DEFAULT_LEFT_MASK))
         if plan == "one":
             (op, th), = [tests]
             test = ("test", f, op, th, missing, kids[0], kids[1], extra)
