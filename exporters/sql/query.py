@@ -254,7 +254,7 @@ def build(obj, d: Dialect, *, table: str | None, key: str | None, proba: bool) -
         return b.select([pred])
     c = obj.combiner
     float64_sums = c is not None and c.arithmetic == "float32" and not spec.f32
-    return (f32.header(d) if float64_sums else "") + b.select(items)
+    return (f32.header(d, c.kind) if float64_sums else "") + b.select(items)
 
 
 def _inline(spec: Spec, d: Dialect, names: Names) -> str:
@@ -277,6 +277,17 @@ def _inline(spec: Spec, d: Dialect, names: Names) -> str:
                                 [num(spec.combiner.base_score[0])] if spec.kind == "sum" else [None])
         return binder.value(total if spec.kind == "sum" else f"{total} / {num(float(len(spec.units)))}")
     labels = label_texts(d, spec.classes or [])
+    if spec.kind == "average" and spec.f32:
+        ks, terms = _average32_terms(spec, K)
+        sums = _inline_sums(binder, spec, len(ks), terms, [None] * len(ks))
+        if K > 2:
+            if d.bind_class_sums and d.bind is not None:
+                sums = binder.bind("s", sums)
+            return binder.label(lambda marks: argmax(sums, marks), labels)
+        if d.bind is not None:
+            sums = binder.bind("s", sums)
+        return binder.label(lambda m: expr.case([(f"{f32.complement(d, sums[0])} >= {sums[0]}", m[0])], m[1]),
+                            labels)
     if spec.task == "classification" and spec.kind in ("average", "vote"):
         if spec.kind == "vote":
             def terms(i, u):
@@ -601,6 +612,8 @@ def _ensemble(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str
     kind = spec.kind
     K = len(labels)
     num = d.number
+    if kind == "average" and spec.f32:
+        return _average32(spec, d, b, names, labels, proba)
     if kind in ("average", "vote"):
         width = K if spec.task == "classification" else 1
         if kind == "vote":
@@ -662,6 +675,29 @@ def _ensemble(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str
     if kind == "rule-sum":
         return _rule_sum(spec, d, b, names, labels, proba)
     raise ExportError(f"cannot export a {kind!r} combiner to SQL")
+
+
+def _average32_terms(spec: Spec, K: int) -> tuple[list[int], Terms]:
+    """An ``average`` classifier with float32 arithmetic: the classes summed (class 1 alone for two
+    classes) and each unit's terms ``float32(v / n)`` (:func:`rulekit.ir.float32.average32`)."""
+    n = len(spec.units)
+    ks = [1] if K == 2 else list(range(K))
+
+    def terms(i, u):
+        return [(q, [float(np.float32(v[k] / n)) for v in u.vec]) for q, k in enumerate(ks)]
+    return ks, terms
+
+
+def _average32(spec: Spec, d: Dialect, b: Builder, names: Names, labels: list[str],
+               proba: bool) -> tuple[str, list[str]]:
+    """Float32 sums of ``float32(v / n)`` in unit order; two classes ``[1 - s, s]`` in float32."""
+    ks, terms = _average32_terms(spec, len(labels))
+    acc = _accumulate(spec, d, b, names, len(ks), [None] * len(ks), terms)
+    if len(labels) > 2:
+        return argmax(acc, labels), acc if proba else []
+    p0 = names.internal("p0")
+    b.stage([acc[0], f"{f32.complement(d, acc[0])} AS {p0}"], features=False)
+    return expr.case([(f"{p0} >= {acc[0]}", labels[0])], labels[1]), [p0, acc[0]] if proba else []
 
 
 def _staged_link32(d: Dialect, b: Builder, names: Names, acc: list[str], labels: list[str], proba: bool,

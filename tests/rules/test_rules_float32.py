@@ -47,9 +47,9 @@ def test_rules_text_keeps_arithmetic(cases, kind):
 
 def test_arithmetic_needs_a_sum_combiner(cases):
     text = rulekit.dsl.dumps(cases["binary"][1])
-    bad = text.replace("combiner sum link sigmoid", "combiner average", 1)
+    bad = text.replace("combiner sum link sigmoid", "combiner vote", 1)
     assert bad != text
-    with pytest.raises(rulekit.RulekitError, match="arithmetic float32' applies to sum combiners only"):
+    with pytest.raises(rulekit.RulekitError, match="arithmetic float32' applies to sum and average combiners only"):
         rulekit.dsl.loads(bad)
 
 
