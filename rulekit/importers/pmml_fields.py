@@ -28,13 +28,16 @@ class FieldRef:
     ``mapping`` (a MapValues DerivedField over a categorical input, as sklearn2pmml writes an
     OrdinalEncoder): the number each of the input's domain values maps to (None: no row, so the
     derived value is missing), compared in ``precision``; ``missing_code`` what a missing input maps
-    to (``mapMissingTo``, or the mapped replacement), None when it stays missing."""
+    to (``mapMissingTo``, or the mapped replacement), None when it stays missing.
+    ``steps`` (an increasing Apply of + - * / with constants on one double input, as sklearn2pmml
+    writes scalers): the value tested is ``steps`` applied in float64, then cast to ``precision``."""
 
     index: int
     precision: str  # float32 | float64 (numeric) or "nominal"
     replacement: str | None = None  # MiningField missingValueReplacement (text, as in the file)
     mapping: tuple[float | None, ...] | None = None
     missing_code: float | None = None
+    steps: tuple[tuple[str, float], ...] | None = None  # an Apply on the input: see :func:`apply_steps`
 
 
 @dataclass
@@ -182,14 +185,20 @@ def _derived(pmml: etree._Element, model: etree._Element, where: Where) -> dict:
             kind = local(exprs[0]) if len(exprs) == 1 else None
             if kind == "FieldRef" and exprs[0].get("mapMissingTo") is None:
                 out[where.attr(d, "name")] = ("ref", where.attr(exprs[0], "field"), d.get("dataType", ""), d)
+            elif kind == "Apply":
+                refs = [r for r in exprs[0].iter() if isinstance(r.tag, str) and local(r) == "FieldRef"]
+                if len(refs) != 1:
+                    raise where.error(d, f"DerivedField {d.get('name')!r} computes an Apply of {len(refs)} "
+                                         f"fields; rulekit folds an Apply of one field")
+                out[where.attr(d, "name")] = ("apply", where.attr(refs[0], "field"), d.get("dataType", ""), d)
             elif kind == "MapValues" and len(children(exprs[0], "FieldColumnPair")) == 1:
                 pair = children(exprs[0], "FieldColumnPair")[0]
                 out[where.attr(d, "name")] = ("map", where.attr(pair, "field"), d.get("dataType", ""), d)
             else:
                 what = local(exprs[0]) if exprs else "nothing"
                 raise where.error(d, f"DerivedField {d.get('name')!r} computes {what}; rulekit reads "
-                                     f"DerivedFields that are a FieldRef or a MapValues of one "
-                                     f"categorical field")
+                                     f"DerivedFields that are a FieldRef, a MapValues of one "
+                                     f"categorical field or an Apply (+ - * /) of one field")
     return out
 
 
@@ -203,6 +212,8 @@ def _derive(schema: Schema, base: FieldRef, d: tuple, where: Where) -> FieldRef:
                 return replace(base, precision=prec, mapping=tuple(_f32(c) for c in base.mapping),
                                missing_code=_f32(base.missing_code))
         return replace(base, precision=prec)
+    if kind == "apply":
+        return _apply(base, el, dtype, where)
     if base.precision != "nominal" or base.mapping is not None:
         raise where.error(el, f"DerivedField {el.get('name')!r} maps {source!r}, which is not a categorical "
                               f"input field")
@@ -236,6 +247,57 @@ def _derive(schema: Schema, base: FieldRef, d: tuple, where: Where) -> FieldRef:
     if base.replacement is not None:  # the replacement is mapped like any value
         missing_code = rows.get(base.replacement.strip(), _code(default, prec, mv, where) if default else None)
     return FieldRef(base.index, prec, None, tuple(mapping), missing_code)
+
+
+_STEP = {"+": ("+", "+"), "-": ("-", "r-"), "*": ("*", "*"), "/": ("/", "r/")}  # (x op c, c op x)
+
+
+def _apply(base: FieldRef, el, dtype: str, where: Where) -> FieldRef:
+    """Steps from the input up to the DerivedField: each Apply has the input's side and a Constant."""
+    if base.precision != "float64" or base.mapping is not None or base.steps is not None:
+        raise where.error(el, f"DerivedField {el.get('name')!r}: rulekit folds an Apply of a double or "
+                              f"integer input field")
+    if dtype not in NUMERIC_TYPES:
+        raise where.error(el, f"DerivedField {el.get('name')!r} has dataType {dtype!r}")
+    node = next(r for r in el.iter() if isinstance(r.tag, str) and local(r) == "FieldRef")
+    if node.get("mapMissingTo") is not None:
+        raise where.error(node, "a FieldRef with mapMissingTo in an Apply is not supported")
+    steps, sign = [], 1
+    while node.getparent() is not el:
+        app = node.getparent()
+        args = children(app)
+        fn = app.get("function")
+        if local(app) != "Apply" or fn not in _STEP or len(args) != 2 or any(
+                app.get(a) is not None for a in ("mapMissingTo", "defaultValue")) or \
+                app.get("invalidValueTreatment", "returnInvalid") != "returnInvalid":
+            raise where.error(app, f"<{local(app)} function={fn!r}>: rulekit folds Apply + - * / of the "
+                                   f"field and a Constant")
+        other = args[1] if args[0] is node else args[0]
+        if local(other) != "Constant" or other.get("missing") == "true":
+            raise where.error(app, f"Apply {fn!r} of two computed values (rulekit folds one field and a Constant)")
+        c = _code(other.text or "", "float32" if other.get("dataType") == "float" else "float64", other, where)
+        op = _STEP[fn][0 if args[0] is node else 1]
+        if op in ("*", "/") and c == 0 or op == "r/":
+            raise where.error(app, f"Apply {fn!r} with {c!r} is not an increasing function of the field")
+        if op == "r-" or op in ("*", "/") and c < 0:
+            sign = -sign
+        steps.append((op, c))
+        node = app
+    if sign < 0:
+        raise where.error(el, f"DerivedField {el.get('name')!r} decreases as its field grows (rulekit folds "
+                              f"increasing Applies)")
+    return FieldRef(base.index, NUMERIC_TYPES[dtype], base.replacement, steps=tuple(steps))
+
+
+def apply_steps(ref: FieldRef, x: np.ndarray) -> np.ndarray:
+    """The derived value of raw doubles ``x``: each step in float64 (as PMML's Apply on doubles),
+    then cast to the field's precision."""
+    v = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        for op, c in ref.steps or ():
+            fn = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}[op.lstrip("r")]
+            v = fn(c, v) if op.startswith("r") else fn(v, c)
+    return v.astype(np.float32).astype(np.float64) if ref.precision == "float32" else v
 
 
 def _local_name(column: str) -> str:

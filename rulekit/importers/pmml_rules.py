@@ -267,6 +267,16 @@ class RuleSetReader:
             rep = self._labels(el, ref, [ref.replacement], True) if ref.replacement is not None else ()
             holds = (label in rep) == (op == "equal")
             return Compare(feature=feature, op="=" if op == "equal" else "!=", value=label), holds
+        if ref.steps is not None:  # an Apply on the input: the same test on the raw double
+            self.precisions.setdefault("float64", el)
+            lo, hi = self.maker.raw_interval(el, ref, op)
+            parts = [Compare(feature=feature, op=">", value=lo)] if lo != -math.inf else []
+            if hi != math.inf or not parts:
+                parts.append(Compare(feature=feature, op="<=", value=hi))
+            cond = parts[0] if len(parts) == 1 else And(items=tuple(parts))
+            r = self.maker._threshold(el, FieldRef(ref.index, "float64"), ref.replacement) \
+                if ref.replacement is not None else math.nan
+            return (Not(item=cond), not lo < r <= hi) if op == "notEqual" else (cond, lo < r <= hi)
         self.precisions.setdefault(ref.precision, el)
         value = self.maker._threshold(el, ref, text)
         rk_op = _NUM_OPS[op]

@@ -20,7 +20,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from rulekit.importers.pmml_fields import FieldRef, Schema, label_value, parse_float32
+import numpy as np
+
+from rulekit.importers.folding_bounds import largest_passing
+from rulekit.importers.pmml_fields import FieldRef, Schema, apply_steps, label_value, parse_float32
 from rulekit.importers.pmml_xml import Where, child, children, etree, local
 from rulekit.ir.tree import TreeBuilder
 
@@ -305,6 +308,18 @@ class GraphMaker:
             codes, hit, miss, u = self._mapped(pred, ref, op, t, f, u)
             stack.append((("nominal", ref, codes, hit, miss, u), parent, branch, values))
             return
+        if ref.steps is not None and op not in ("isMissing", "isNotMissing"):  # a test on the raw input
+            lo, hi = self.raw_interval(pred, ref, op)
+            raw = FieldRef(ref.index, "float64", ref.replacement)
+            hit, miss = (f, t) if op == "notEqual" else (t, f)
+            if ref.replacement is not None:
+                r = self._threshold(pred, raw, ref.replacement)
+                u = hit if lo < r <= hi else miss
+            desc = ("cmp", raw, "<=", hi, hit, miss, u) if hi != math.inf or lo == -math.inf else hit
+            if lo != -math.inf:
+                desc = ("cmp", raw, "<=", lo, miss, desc, u)
+            stack.append((desc, parent, branch, values))
+            return
         if op in ("isMissing", "isNotMissing"):
             yes, no = (t, f) if op == "isMissing" else (f, t)
             if ref.replacement is not None:  # replaced before the model sees it: never missing
@@ -359,6 +374,20 @@ class GraphMaker:
         holds = _HOLDS[op]
         codes = tuple(i for i, c in enumerate(ref.mapping) if holds(c, value))
         return codes, (None if ref.missing_code is None else holds(ref.missing_code, value))
+
+    def raw_interval(self, pred, ref: FieldRef, op: str) -> tuple[float, float]:
+        """A test on an Apply field (increasing in its input) as ``lo < x <= hi`` on the raw double
+        (``notEqual``: outside it), with the exact float64 bounds found by bisection over the doubles
+        (:func:`folding_bounds.largest_passing`), never by inverting the arithmetic."""
+        if op not in _HOLDS:
+            raise self.where.error(pred, f"SimplePredicate operator {op!r} is not supported")
+        v = self._threshold(pred, ref, self.where.attr(pred, "value"))
+        below = float(np.nextafter(np.float32(v), np.float32(-np.inf))) if ref.precision == "float32" \
+            else math.nextafter(v, -math.inf)  # F < v  <=>  F <= below (F takes values of the precision)
+        le_v, le_below = largest_passing(lambda x: apply_steps(ref, x), np.array([v, below])).tolist()
+        return {"lessOrEqual": (-math.inf, le_v), "lessThan": (-math.inf, le_below),
+                "greaterThan": (le_v, math.inf), "greaterOrEqual": (le_below, math.inf),
+                "equal": (le_below, le_v), "notEqual": (le_below, le_v)}[op]
 
     def _mapped(self, pred, ref: FieldRef, op: str, t, f, u):
         codes, on_missing = self.mapped_codes(pred, ref, op)

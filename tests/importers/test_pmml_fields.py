@@ -16,6 +16,7 @@ from lxml import etree
 from rulekit.importers.pmml import load_file, loads
 from rulekit.importers.pmml_fields import parse_float32
 from rulekit.importers.pmml_xml import PmmlError
+from rulekit.probe import probe_rows
 from tests.exporters.test_pmml_export import compare, jpmml_score
 from tests.importers.test_pmml_import import write_pmml
 from tests.marks import fast_cases
@@ -124,3 +125,97 @@ def test_float_codes_compare_in_float32():
     assert list(loads(text).predict(ROWS))[3] == "no"
     assert list(jpmml_score(text, ROWS)["y"])[3] == "no"
     assert math.isclose(2.5000001, 2.5, rel_tol=1e-6)
+
+
+# --- computed fields: an increasing Apply (+ - * /) of one double field, as sklearn2pmml writes scalers
+def _scaled_pipeline(scaler: str):
+    from sklearn.compose import ColumnTransformer
+    from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, RobustScaler, StandardScaler
+    from sklearn.tree import DecisionTreeClassifier
+
+    enc = {"standard": StandardScaler, "minmax": MinMaxScaler, "robust": RobustScaler,
+           "maxabs": MaxAbsScaler}[scaler]()
+    return ColumnTransformer([("s", enc, ["num x", "b"])]), DecisionTreeClassifier(max_depth=5, random_state=0)
+
+
+@pytest.mark.parametrize("scaler", fast_cases(["standard", "minmax", "robust", "maxabs"], {"standard"}))
+def test_sklearn2pmml_scalers_fold_into_raw_thresholds(tmp_path, scaler):
+    """A test ``float32((x - m) / s) <= t`` becomes ``x <= b`` with the exact double ``b`` (found by
+    bisection): equal to the pipeline and to JPMML on the raw thresholds' float64 neighbours."""
+    from sklearn.pipeline import Pipeline
+
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame({"num x": rng.normal(size=400) * 3 + 1, "b": rng.uniform(-50, 100, 400)})
+    y = ((X["num x"] > 0.3) ^ (X["b"] > 40)).astype(int)
+    path = tmp_path / "m.pmml"
+    write_pmml(Pipeline(list(zip(("ct", "clf"), _scaled_pipeline(scaler)))), X, y, path)
+    pipe = Pipeline(list(zip(("ct", "clf"), _scaled_pipeline(scaler)))).fit(X, y)
+    text = path.read_text(encoding="utf-8")
+    assert "<Apply" in text
+    model = load_file(path, assume_complete=True)
+    M = probe_rows(model, model.matrix(X.head(40)), n_missing=0)
+    frame = pd.DataFrame(M[~np.isnan(M).any(axis=1)], columns=model.feature_names)
+    assert len(frame) > 40
+    np.testing.assert_allclose(model.predict_proba(frame), pipe.predict_proba(frame[X.columns]), rtol=1e-12, atol=1e-12)
+    assert compare(model, jpmml_score(text, frame), frame, tol=1e-12) == len(frame)
+
+
+APPLY = """<PMML xmlns="http://www.dmg.org/PMML-4_4" version="4.4"><Header/><DataDictionary>
+<DataField name="x" optype="continuous" dataType="double"/>
+<DataField name="y" optype="categorical" dataType="string"><Value value="no"/><Value value="yes"/></DataField>
+</DataDictionary><RuleSetModel functionName="classification"><MiningSchema><MiningField name="y" usageType="target"/>
+<MiningField name="x"{rep}/></MiningSchema><LocalTransformations>
+<DerivedField name="z" optype="continuous" dataType="{dtype}">{expr}</DerivedField></LocalTransformations>
+<RuleSet defaultScore="no" defaultConfidence="1"><RuleSelectionMethod criterion="firstHit"/>
+<SimpleRule score="yes"><SimplePredicate field="z" operator="{op}" value="0.7"/></SimpleRule>
+</RuleSet></RuleSetModel></PMML>"""
+SCALE = ('<Apply function="+"><Apply function="*"><FieldRef field="x"/><Constant dataType="double">0.1'
+         '</Constant></Apply><Constant dataType="double">0.3</Constant></Apply>')
+
+
+TREE = APPLY.split("<RuleSetModel")[0] + """<TreeModel functionName="classification"><MiningSchema>
+<MiningField name="y" usageType="target"/><MiningField name="x"{rep}/></MiningSchema><LocalTransformations>
+<DerivedField name="z" optype="continuous" dataType="{dtype}">{expr}</DerivedField></LocalTransformations>
+<Node score="no"><True/><Node score="yes"><SimplePredicate field="z" operator="{op}" value="0.7"/></Node>
+<Node score="no"><True/></Node></Node></TreeModel></PMML>"""
+
+
+@pytest.mark.parametrize("dtype", ["double", "float"])
+@pytest.mark.parametrize("op", ["lessOrEqual", "lessThan", "greaterThan", "greaterOrEqual", "equal", "notEqual"])
+def test_an_apply_in_a_rule_set_is_exact_at_the_boundary(dtype, op):
+    """``x * 0.1 + 0.3 op 0.7``: rows at the raw bound, its neighbours and a missing value agree with
+    JPMML (the bound is not (0.7 - 0.3) / 0.1 = 4.000000000000001 in every case), in a rule set and
+    in a tree."""
+    for rep in ("", ' missingValueReplacement="4"'):
+        text = APPLY.format(dtype=dtype, expr=SCALE, op=op, rep=rep)
+        tree_text = TREE.format(dtype=dtype, expr=SCALE, op=op, rep=rep)
+        rb = loads(text)
+        bounds, stack = [], [rb.rules[0].condition]
+        while stack:  # every Compare's raw bound
+            c = stack.pop()
+            stack.extend(getattr(c, "items", ()) or ([c.item] if hasattr(c, "item") else []))
+            if c.kind == "compare":
+                bounds.append(c.value)
+        assert bounds
+        xs = {4.0, 3.9999999, 4.0000001, math.nan}
+        for b in bounds:
+            if math.isfinite(b):
+                xs |= {b, math.nextafter(b, -math.inf), math.nextafter(b, math.inf)}
+        X = pd.DataFrame({"x": sorted(xs, key=lambda v: (math.isnan(v), v))})
+        assert list(rb.predict(X)) == list(jpmml_score(text, X)["y"]), (text, X)
+        assert list(loads(tree_text).predict(X)) == list(jpmml_score(tree_text, X)["y"]), (tree_text, X)
+
+
+@pytest.mark.parametrize("expr,message", [
+    ('<Apply function="-"><Constant>10</Constant><FieldRef field="x"/></Apply>', "DerivedField 'z' decreases as its field grows"),
+    ('<Apply function="*"><FieldRef field="x"/><Constant>-2</Constant></Apply>', "DerivedField 'z' decreases as its field grows"),
+    ('<Apply function="/"><FieldRef field="x"/><Constant>0</Constant></Apply>', "Apply '/' with 0.0 is not an increasing"),
+    ('<Apply function="/"><Constant>1</Constant><FieldRef field="x"/></Apply>', "Apply '/' with 1.0 is not an increasing"),
+    ('<Apply function="exp"><FieldRef field="x"/></Apply>', "<Apply function='exp'>: rulekit folds"),
+    ('<Apply function="+"><FieldRef field="x"/><FieldRef field="x"/></Apply>', "DerivedField 'z' computes an Apply of 2"),
+    ('<NormContinuous field="x"><LinearNorm orig="0" norm="0"/><LinearNorm orig="1" norm="1"/></NormContinuous>',
+     "DerivedField 'z' computes NormContinuous"),
+])
+def test_what_apply_cannot_fold_is_refused_naming_the_line(expr, message):
+    with pytest.raises(PmmlError, match=r"^<pmml>:\d+: " + message):
+        loads(APPLY.format(dtype="double", expr=expr, op="lessThan", rep=""))

@@ -118,10 +118,10 @@ def test_what_rulekit_cannot_express_is_refused_naming_the_element():
         loads(multiline)
     m = loads(multiline, assume_complete=True)
     assert m.source["assume_complete"] is True
-    with pytest.raises(PmmlError, match="DerivedField 'z' computes Apply"):
+    with pytest.raises(PmmlError, match="<Apply function='log'>: rulekit folds Apply"):
         loads(tree(body + '<Node score="no"><True/></Node>').replace(
             "<MiningSchema>", '<LocalTransformations><DerivedField name="z" optype="continuous" '
-            'dataType="double"><Apply function="+"><FieldRef field="x"/><Constant>1</Constant></Apply>'
+            'dataType="double"><Apply function="log"><FieldRef field="x"/><Constant>1</Constant></Apply>'
             '</DerivedField></LocalTransformations><MiningSchema>', 1).replace(MS, MS, 1))
     with pytest.raises(PmmlError, match="<pmml>:1: a <Value> of 'y' is not of dataType 'integer'"):
         loads(tree(body + '<Node score="no"><True/></Node>').replace(
