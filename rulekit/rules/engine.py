@@ -9,16 +9,13 @@ First-hit rule lists (and each group of an ensemble) are additionally compiled i
 diagram (:mod:`rulekit.rules.diagram`) whose walk costs O(depth) per row instead of O(rules); the
 generic evaluator is the reference and the fallback (oblique tests, very large DNFs, ``vote``,
 ``weighted-sum``, ``explain``). There, conditions shaped AND of ORs of ANDs of literals (every path
-rule) are compiled once per rule base into literal indexes and evaluated for their TRUE rows only:
-a 15,455-rule vote base on 10,000 rows went from 25 s to ~7 s plus ~3 s to compile. The compile
-and ``explain`` pause the cyclic garbage collector (its full passes over a big rule base's objects
-were most of the time): a 20,001-rule chain compiled in 0.21 s instead of 1.76 s, and explained
-1,000 rows in 2.1 s instead of 7.9 s (with ``explain`` reading the compiled conjuncts too).
+rule) are compiled once per rule base into literal indexes and evaluated for their TRUE rows only.
+The compile and ``explain`` pause the cyclic garbage collector. Costs and the layouts tried:
+docs/engines.md, "Rule engine". What each rule concludes is read in :mod:`rulekit.rules.outcomes`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,7 +25,10 @@ from rulekit.ir import float32 as _f32
 from rulekit.ir.data import to_matrix
 from rulekit.ir.links import sigmoid, softmax
 from rulekit.rules.boxes import NomSet, NumSet, Schema, conjuncts, fold, iter_literals, no_gc
-from rulekit.rules.conditions import And, Conclusion, Not, Or
+from rulekit.rules.conditions import And, Not, Or
+from rulekit.rules.outcomes import Outcomes, outcomes, rule_name
+from rulekit.rules.outcomes import build_outcomes as _outcomes  # noqa: F401 - old name, used elsewhere
+from rulekit.rules.outcomes import class_index as _class_index  # noqa: F401 - old name, used elsewhere
 
 if TYPE_CHECKING:
     from rulekit.rules.base import RuleBase
@@ -286,11 +286,6 @@ def validate(rb: RuleBase) -> None:
     _outcomes(rb)
 
 
-def rule_name(rb: RuleBase, i: int) -> str:
-    r = rb.rules[i]
-    return r.id if r.id else f"#{i + 1}"
-
-
 def match_matrix(rb: RuleBase, M: np.ndarray, rules: list[int] | None = None) -> np.ndarray:
     """(n_rows, n_rules) booleans: rule condition TRUE on the row."""
     schema = Schema(rb)
@@ -352,112 +347,7 @@ def _first_hit_generic(rb: RuleBase, M: np.ndarray, idx: list[int]) -> np.ndarra
     return out
 
 
-# --- outcomes -----------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Outcomes:
-    """Per rule (and default) the class index, the probability/score vector and the vote weight."""
-
-    classes: list
-    labels: np.ndarray  # the classes as an array (object dtype when they mix types)
-    cls: np.ndarray  # class index per rule; last slot = default (-1: none)
-    vec: np.ndarray  # (n_rules + 1, width) value vectors; last row = default (zeros: none)
-    has_default: bool
-    weight: np.ndarray
-
-
-def _label_array(classes: list) -> np.ndarray:
-    kinds = {type(c) for c in classes}
-    if len(kinds) == 1:
-        return np.asarray(classes)
-    arr = np.empty(len(classes), object)
-    arr[:] = classes
-    return arr
-
-
-def _class_index(classes: list, lab: Any, where: str) -> int:
-    for i, c in enumerate(classes):
-        if type(c) is type(lab) and c == lab:
-            return i
-    for i, c in enumerate(classes):
-        if str(c) == str(lab):
-            return i
-    raise RulekitError(f"{where}label {lab!r} is not one of the classes ({', '.join(map(str, classes))})")
-
-
-def _classes(rb: RuleBase) -> list:
-    if rb.classes is not None:
-        return list(rb.classes)
-    seen: list = []
-    for c in [r.conclusion for r in rb.rules] + [rb.default]:
-        if c is not None and c.label is not None and all(not (type(s) is type(c.label) and s == c.label)
-                                                          for s in seen):
-            seen.append(c.label)
-    return seen
-
-
-def _outcomes(rb: RuleBase) -> Outcomes:
-    comb = rb.combiner
-    concl: list[Conclusion | None] = [r.conclusion for r in rb.rules] + [rb.default]
-    names = [f"rule {rule_name(rb, i)}: " for i in range(len(rb.rules))] + ["default: "]
-    n = len(concl)
-    weight = np.ones(n)
-    for i, r in enumerate(rb.rules):
-        if r.weight is not None:
-            weight[i] = r.weight
-        elif "confidence" in r.stats:
-            weight[i] = r.stats["confidence"]
-    if rb.task == "regression" or (comb is not None and comb.kind == "sum"):
-        vec = np.zeros((n, 1))
-        for i, c in enumerate(concl):
-            if c is None:
-                continue
-            if c.value is None:
-                raise RulekitError(f"{names[i]}needs a number as its conclusion")
-            vec[i, 0] = c.value
-        classes = _classes(rb) if rb.task == "classification" else []
-        return Outcomes(classes, _label_array(classes), np.full(n, -1), vec, rb.default is not None, weight)
-    classes = _classes(rb)
-    if len(classes) < 1:
-        raise RulekitError("a classification rule base needs classes")
-    K = len(classes)
-    cls = np.full(n, -1, np.int64)
-    vec = np.zeros((n, K))
-    for i, c in enumerate(concl):
-        if c is None:
-            continue
-        if c.label is not None:
-            cls[i] = _class_index(classes, c.label, names[i])
-        if c.distribution is not None:
-            if len(c.distribution) != K:
-                raise RulekitError(f"{names[i]}distribution has {len(c.distribution)} values for {K} classes")
-            vec[i] = c.distribution
-            if c.label is None:
-                cls[i] = int(np.argmax(vec[i]))
-        elif cls[i] >= 0:
-            vec[i, cls[i]] = 1.0
-        elif i < len(rb.rules) or c.value is not None:
-            raise RulekitError(f"{names[i]}needs a class label")
-    return Outcomes(classes, _label_array(classes), cls, vec, rb.default is not None, weight)
-
-
 # --- predictions -------------------------------------------------------------------------------------------
-
-
-_outcome_cache: dict[int, tuple[RuleBase, Outcomes]] = {}
-
-
-def outcomes(rb: RuleBase) -> Outcomes:
-    """The rule base's conclusions as arrays (cached per rule base object)."""
-    hit = _outcome_cache.get(id(rb))
-    if hit is not None and hit[0] is rb:
-        return hit[1]
-    out = _outcomes(rb)
-    if len(_outcome_cache) > 64:
-        _outcome_cache.clear()
-    _outcome_cache[id(rb)] = (rb, out)
-    return out
 
 
 def _scores(rb: RuleBase, M: np.ndarray, *, need_vec: bool = True) -> tuple[np.ndarray | None,

@@ -15,7 +15,8 @@ import numpy as np
 from rulekit.rules import text
 from rulekit.rules.boxes import Schema, conjuncts, no_gc
 from rulekit.rules.engine import (CHUNK_CELLS, Evaluator, compiled_conditions, conjuncts_true, groups,
-                                  matrix, predict_matrix, rule_name)
+                                  matrix, predict_matrix)
+from rulekit.rules.outcomes import rule_name
 
 if TYPE_CHECKING:
     from rulekit.rules.base import RuleBase
