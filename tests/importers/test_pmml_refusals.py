@@ -24,6 +24,9 @@ from rulekit.importers.pmml import load_file, loads
 from rulekit.importers.pmml_fields import parse_float32
 from rulekit.importers.pmml_xml import PmmlError
 from tests import zoo
+from tests.importers.test_pmml_fields import DOC as MAP_DOC
+from tests.importers.test_pmml_fields import SCALE, TREE
+from tests.importers.test_pmml_rules import Doc, _vote_doc
 
 HEAD = '<PMML xmlns="http://www.dmg.org/PMML-4_4" version="4.4"><Header/>'
 DD = ('<DataDictionary><DataField name="x" optype="continuous" dataType="double"/>'
@@ -236,6 +239,10 @@ def test_mutated_documents_give_a_rulekit_error_or_a_model(seed):
                  'score="yes"><SimplePredicate field="x" operator="lessThan" value="0"/></SimpleRule>'
                  '<SimpleRule score="no"><SimplePredicate field="c" operator="equal" value="red"/>'
                  '</SimpleRule></RuleSet></RuleSetModel></PMML>')
+    # rule sets read as rule bases (xor, surrogate, CompoundRules), weighted votes, MapValues, Apply
+    bases += [Doc(3, c, 8).text for c in ("firstHit", "weightedMax", "weightedSum")] + [_vote_doc([1.0, 2.0, 0.5])]
+    bases += [MAP_DOC.format(attrs=' mapMissingTo="0"', odd="<row><in>odd</in><out>7</out></row>"),
+              TREE.format(dtype="double", expr=SCALE, op="equal", rep=' missingValueReplacement="4"')]
     for _ in range(60 if seed == 2 else 400):
         root = etree.fromstring(rng.choice(bases).encode("utf-8"))
         els = list(root.iter())
