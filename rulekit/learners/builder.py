@@ -23,6 +23,13 @@ information (the more compact partition: fewer and more even branches), then the
 index. This reproduces the notes' mushroom tree (points before color at the root, color before size
 below). Among classes, ``argmax`` picks the first class in sorted class order. Random forests draw
 their feature subsets and extra trees their thresholds from the generator passed in.
+
+Why one module of ~880 lines (issue #23): every step reads and updates the same per-level state of
+``_Builder`` (entries by node, each numeric feature's sorted order, cumulative class counts), in
+this order: candidates (numeric scans, nominal and subset splits, oblique), the choice, the split
+(partitioning entries and orders into the children, ``_split``), and the flat tree at the end.
+Splitting those apart would pass that state between modules or hide it in mixins; the criteria
+(``criteria.py``) and the tree layout (``flat.py``) are already their own modules.
 """
 
 from __future__ import annotations
