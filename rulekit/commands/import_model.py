@@ -142,6 +142,9 @@ def run(*, file: Path, format: str | None, allow_pickle: bool, output: Path, qui
             if mapping:
                 raise RulekitError(f"{file}: --rename applies to models; this file holds a rule set "
                                    f"(rename its features in the rules text)")
+            if Path(output).suffix.lower() == ".json":
+                raise RulekitError(f"{file}: holds a rule set, which imports as a rules file; name the "
+                                   f"output *.rules, not {Path(output).name}")
             with progress.phase(f"writing {output} ({describe(model)})"):
                 write_atomic(output, dumps_rules(model))
             report_written(output, f"{describe(model)}, {count(len(model.features), 'feature')}", quiet=quiet)

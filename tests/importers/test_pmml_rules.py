@@ -282,6 +282,18 @@ def test_spec_choices_where_jpmml_departs():
     X2 = pd.DataFrame({"x": [4.0, 2.0], "c": ["red"] * 2})  # yes alone; yes and no tie -> no (first)
     assert list(vote.predict(X2)) == ["yes", "no"]
     np.testing.assert_array_equal(vote.predict_proba(X2)[1], [0.5, 0.5, 0.0])
+    # the departures docs/pmml.md names, as measured on the engine
+    assert list(jpmml_score(_tiny("weightedMax", rules), X)["y"]) == ["yes", "yes", "yes", "no", "no"]
+    assert list(jpmml_score(_tiny("weightedSum", tie), X2)["y"]) == ["yes", "yes"]
+
+
+def test_a_rule_set_is_not_written_as_a_model_file(tmp_path, capsys):
+    src = tmp_path / "r.pmml"
+    src.write_text(_tiny("firstHit", _rule("yes", LT.format(0))), encoding="utf-8")
+    assert run(["import", str(src), "-o", str(tmp_path / "m.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "name the output *.rules, not m.json" in err[0], err
+    assert not (tmp_path / "m.json").exists()
 
 
 def test_three_valued_predicates():
