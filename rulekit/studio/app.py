@@ -44,6 +44,52 @@ def _cell(v) -> str:
     return "" if v is None else str(v)
 
 
+def _moved(spans: list[tuple], before: str, after: str) -> list[tuple] | None:
+    """``spans`` (offsets into ``before``) where the editor has them after the one edit that turns
+    ``before`` into ``after`` (positions after it shift); None when a span touches the edit or the
+    stretch where the edit could have been made (typing ``1`` into ``11``: either place)."""
+    if before == after:
+        return list(spans)
+    shift = len(after) - len(before)
+    lo, hi = _edit(before, after, prefix_first=True), _edit(before, after, prefix_first=False)
+    start, end = min(lo[0], hi[0]), max(lo[1], hi[1])  # every place the edit can have been made
+    out = []
+    for a, b, *rest in spans:
+        if b < start or (b == start and a < b and start == lo[0] == hi[0]):
+            out.append((a, b, *rest))
+        elif a > end or (a == end and a > start and end == lo[1] == hi[1]):
+            out.append((a + shift, b + shift, *rest))
+        else:
+            return None
+    return out
+
+
+def _edit(before: str, after: str, prefix_first: bool) -> tuple[int, int]:
+    """The replaced stretch [start, end) of ``before``, matching the common prefix first (or the
+    common suffix first)."""
+    n = min(len(before), len(after))
+
+    def prefix(limit: int) -> int:
+        k = 0
+        while k < limit and before[k] == after[k]:
+            k += 1
+        return k
+
+    def suffix(limit: int) -> int:
+        k = 0
+        while k < limit and before[-1 - k] == after[-1 - k]:
+            k += 1
+        return k
+
+    if prefix_first:
+        p = prefix(n)
+        q = suffix(n - p)
+    else:
+        q = suffix(n)
+        p = prefix(n - q)
+    return p, len(before) - q
+
+
 class StudioPage:
     """One browser tab's view of the session (its own editor text; the files are the session's)."""
 
@@ -56,7 +102,7 @@ class StudioPage:
         self._rule_rows: list | None = None
         self._picture_svg = ""  # the newest picture; drawn only while its tab is shown
         self._picture_shown = ""
-        self._findings_shown: tuple | None = None  # (headlines, marks) on the page
+        self._findings_shown: tuple | None = None  # (headlines, marks, their text) on the page
         self._build()
 
     # --- layout -----------------------------------------------------------------------------------------
@@ -226,14 +272,15 @@ class StudioPage:
         n_err = sum(d.severity == "error" for d in found)
         self.status.set_text(f"{n_err} error(s), {len(found) - n_err} warning(s)" if found else "valid")
         same = self._findings_shown is not None and self._findings_shown[0] == heads
-        if same and self._findings_shown[1] == spans:
-            return
+        if same and _moved(self._findings_shown[1], self._findings_shown[2], text) == spans:
+            self._findings_shown = (heads, spans, text)
+            return  # the page's marks already moved with the typing (CodeMirror maps them)
         if not same:
             self.findings.clear()
             with self.findings:
                 for d in found:
                     ui.label(d.headline()).classes(f"rk-finding {d.severity}")
-        self._findings_shown = (heads, spans)
+        self._findings_shown = (heads, spans, text)
         # through the component's method, not the element's props: a props update re-sends the
         # editor's value as the server last saw it, undoing keystrokes still on their way
         self.editor.run_method("setDecorations", [
