@@ -13,6 +13,7 @@ CPU); in process check + impact p95 112 ms, row_diff 3.4 s. At load 8: p95 486 /
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -68,11 +69,36 @@ def _peer_ms(text: str, edits: list[str], data_path: Path) -> tuple[float, float
 PACES = (0.15, 0.6)  # seconds between keystrokes: typing (the lint waits for a pause) and pausing
 
 
-def run(quick: bool = False) -> list[dict]:
+def run(quick: bool = False, reference: str | None = None, rounds: int = 1) -> list[dict]:
+    """The browser measure for the studio as it is and (``reference``: a directory holding an older
+    ``rulekit`` package, e.g. from ``git archive``) for that one, alternating, in the same run."""
     why = browser.missing()
     if why:
         print(f"bench_studio skipped: {why}", file=sys.stderr)
         return []
+    rows = []
+    for _ in range(rounds):
+        for label, path in ([("reference", reference)] if reference else []) + [("current", None)]:
+            old = os.environ.get("PYTHONPATH")
+            if path:
+                os.environ["PYTHONPATH"] = path
+            try:
+                load = os.getloadavg()[0]
+                got = _run_one(quick)
+            finally:
+                if old is None:
+                    os.environ.pop("PYTHONPATH", None)
+                else:
+                    os.environ["PYTHONPATH"] = old
+            for r in got:
+                r["studio"] = label
+                r["load"] = f"{load:.1f} -> {os.getloadavg()[0]:.1f}"
+                print(f"  [{label}] {r['metric']}: {r['rulekit']:.0f} ms (load {r['load']})", file=sys.stderr)
+            rows += got
+    return rows
+
+
+def _run_one(quick: bool) -> list[dict]:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -144,5 +170,7 @@ def run(quick: bool = False) -> list[dict]:
     return rows
 
 if __name__ == "__main__":
-    for row in run(quick="--quick" in sys.argv):
+    ref = sys.argv[sys.argv.index("--reference") + 1] if "--reference" in sys.argv else None
+    n = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1
+    for row in run(quick="--quick" in sys.argv, reference=ref, rounds=n):
         print(row)
