@@ -13,7 +13,9 @@ rulekit paths, run through the CLI's own functions on CSV files:
 ``default``  ``rulekit fit train.csv --target y`` then ``rulekit rules m.json --prune-data prune.csv --dnf``;
 ``best``     ``fit --prune cost-complexity --prune-data prune.csv`` then the same ``rules``;
 ``c45``      ``fit --algorithm c45`` (multiway nominal splits) then the same ``rules``;
-``induce``   ``rulekit rules train.csv --target y --induce`` (RuleInducer, RIPPER optimisation).
+``induce``   ``rulekit rules train.csv --target y --induce`` (RuleInducer, RIPPER optimisation);
+``train``    the default path's ``fit``, then ``rules --prune-data prune.csv --train-data train.csv --dnf``
+             (each class's rules chosen on the training and pruning rows together).
 Peers in the same run: wittgenstein RIPPER, scikit-learn's tree with ccp_alpha chosen on the
 prune split, imodels FIGS (when installed).
 """
@@ -113,7 +115,8 @@ def rulekit_path(path: str, tmp: Path, train: Path, prune: Path):
         elif path == "c45":
             kw.update(algorithm="c45")
         fit.run(**kw)
-        rules.run(model=model, prune_data=prune, dnf=True, order="first-hit", output=out, quiet=True)
+        rules.run(model=model, prune_data=prune, dnf=True, order="first-hit", output=out, quiet=True,
+                  train_data=train if path == "train" else None)
     return rulekit.load(out)
 
 

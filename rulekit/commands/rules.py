@@ -24,7 +24,7 @@ HELD_OUT_CF = 0.5
 def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: Path,
         prune: str | None = None, quiet: bool = False, na_values: str | None = None,
         select: str = "mdl", induce: bool = False, target: str | None = None, exact: bool = False,
-        cf: float | None = None, min_rules: int = 0) -> int:
+        cf: float | None = None, min_rules: int = 0, train_data: Path | None = None) -> int:
     """Without ``--prune-data`` the rules predict exactly what the model predicts; with it, rules are
     pruned and ordered by class with a default. By default (no ``prune``) a single tree is first
     pruned by reduced error on that data, then each path rule is generalised by C4.5rules'
@@ -36,7 +36,8 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     ``cf``: C4.5's confidence factor for the pessimistic generalisation (lower prunes more): by
     default :data:`HELD_OUT_CF` on the default path, C4.5's 0.25 with ``prune="pessimistic"``;
     ``min_rules``: when the MDL choice leaves fewer rules, choose without it and keep at least that
-    many."""
+    many. ``train_data``: the CSV the tree was grown on; each class's rules are then chosen on it and
+    the pruning data together (C4.5rules' own data; a small pruning set alone cannot)."""
     from rulekit import dsl
     from rulekit.rules import to_rules
     from rulekit.rules.boxes import count_literals, forget_boxes, no_gc
@@ -44,6 +45,8 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
 
     if select not in ("mdl", "none"):
         raise RulekitError(f"--select must be mdl or none (got {select!r})")
+    if train_data is not None and (induce or prune_data is None):
+        raise RulekitError("--train-data helps choose pruned rules: it needs --prune-data (not --induce)")
     if (cf is not None or min_rules) and (induce or prune_data is None):
         what = "--cf" if cf is not None else "--min-rules"
         raise RulekitError(f"{what} applies to pruning a tree's rules: it needs --prune-data (not --induce)")
@@ -56,7 +59,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     if target is not None:
         raise RulekitError("--target names the class column of DATA with --induce; a model knows its target")
     check_output_path(output)
-    check_distinct(output, model=model, prune_data=prune_data)
+    check_distinct(output, model=model, prune_data=prune_data, train_data=train_data)
     obj = load_source(model)
     if not isinstance(obj, Model):
         raise RulekitError(f"{model}: 'rulekit rules' reads a model file; this is a rules file")
@@ -70,6 +73,11 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         raise RulekitError(f"--prune {prune} needs --prune-data")
     if data is not None:
         check_prune_data(data, obj)
+    train = None
+    if train_data is not None:
+        with progress.phase(f"reading {train_data}"):
+            train = read_csv(train_data, na_values)
+        check_prune_data(train, obj)
     method = (prune or "pessimistic") if data is not None else None
     steps = Steps()
     cf_used = cf if cf is not None else HELD_OUT_CF if prune is None else 0.25
@@ -79,7 +87,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
             rb = to_rules(obj, prune=method, prune_data=data, dnf=dnf, order=order,
                           mdl=select == "mdl" if method else None,
                           tree_prune=prune is None and data is not None, steps=steps,
-                          cf=cf_used, min_rules=min_rules)
+                          cf=cf_used, min_rules=min_rules, train_data=train)
     del obj  # the model and the boxes behind the rules are not needed for the text: free them first
     forget_boxes()
     with progress.phase(f"writing {output} ({describe(rb)})"), no_gc():

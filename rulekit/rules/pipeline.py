@@ -24,7 +24,8 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
              prune: Literal["pessimistic", "reduced-error"] | None = None, prune_data: Any = None,
              dnf: bool = False, order: Literal["first-hit", "vote"] = "first-hit", mdl: bool | None = None,
              cf: float = 0.25, positive: Any = None, stats: bool = True, name: str | None = None,
-             tree_prune: bool = False, steps: Steps | None = None, min_rules: int = 0) -> RuleBase:
+             tree_prune: bool = False, steps: Steps | None = None, min_rules: int = 0,
+             train_data: Any = None) -> RuleBase:
     """A rule base from ``model``.
 
     ``simplify``    exact condition simplification (one interval per feature, merged sets, ...);
@@ -44,6 +45,11 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
     ``steps``       a :class:`~rulekit.rules.steps.Steps` that records what each pass did.
     ``min_rules``   when pruning and the MDL choice leave fewer rules, the rules are chosen without
                     MDL and deleting rules stops at this many (before DNF merging).
+    ``train_data``  the rows the tree was grown on (same forms as ``prune_data``): with pruning, each
+                    class's rules are chosen (MDL, order, default, deletion) on these rows and the
+                    pruning rows together, as C4.5rules chooses them on its training rows; tree
+                    pruning and generalisation stay on the pruning rows. A few dozen pruning rows
+                    cannot tell a condition the tree found from none (docs/rules.md, session 4).
     """
     if mdl is None:
         mdl = prune is not None
@@ -55,6 +61,8 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
         raise RulekitError(f"unknown pruning method {prune!r} (use pessimistic or reduced-error)")
     if order not in ("first-hit", "vote"):
         raise RulekitError(f"unknown rule order {order!r} (use first-hit or vote)")
+    if train_data is not None and not prune:
+        raise RulekitError("training rows (train_data / --train-data) choose pruned rules: they need pruning data")
     X = y = None
     if prune_data is not None and tree_prune and isinstance(model, Model) and _prunable(model):
         from rulekit.rules.tree_prune import reduced_error as _tree_rep  # noqa: PLC0415
@@ -101,9 +109,10 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
         if steps is not None:
             steps.rules(f"{prune} pruning of each rule", rb, X, y)
         pruned = rb
-        rb = _prune.organize(rb, X, y, mdl=mdl, positive=positive, min_rules=min_rules)
+        Xs, ys = (X, y) if train_data is None else _pooled((X, y), split_data(train_data, rb))
+        rb = _prune.organize(rb, Xs, ys, mdl=mdl, positive=positive, min_rules=min_rules)
         if mdl and len(rb.rules) < min_rules:
-            rb = _prune.organize(pruned, X, y, mdl=False, positive=positive, min_rules=min_rules)
+            rb = _prune.organize(pruned, Xs, ys, mdl=False, positive=positive, min_rules=min_rules)
             if steps is not None:
                 steps.note(f"MDL left fewer than {min_rules} rules: chosen without it (--min-rules)")
         if prune == "reduced-error" and positive is None and _accuracy(rb, X, y) < _accuracy(pruned, X, y):
@@ -126,6 +135,25 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
 
         rb = annotate(rb, X, y)
     return rb
+
+
+def _pooled(a: tuple[Any, np.ndarray], b: tuple[Any, np.ndarray]) -> tuple[Any, np.ndarray]:
+    """The rows of ``a`` then those of ``b``: DataFrames, mappings of columns or 2-d arrays."""
+    (Xa, ya), (Xb, yb) = a, b
+    if hasattr(Xa, "iloc") and hasattr(Xb, "iloc"):
+        import pandas as pd  # noqa: PLC0415 - only for DataFrames, which bring pandas anyway
+
+        X = pd.concat([Xa, Xb[list(Xa.columns)]], ignore_index=True)
+    elif isinstance(Xa, np.ndarray) and isinstance(Xb, np.ndarray):
+        X = np.vstack([Xa, Xb])
+    else:
+        cols = list(Xa.columns) if hasattr(Xa, "columns") else list(Xa)
+        missing = [c for c in cols if c not in Xb]
+        if missing:
+            raise RulekitError(f"the training data has no column {missing[0]!r}")
+        X = {c: list(Xa[c]) + list(Xb[c]) for c in cols}
+    y = np.concatenate([np.asarray(ya, dtype=object), np.asarray(yb, dtype=object)])
+    return X, y
 
 
 def _accuracy(rb: RuleBase, X: Any, y: Any) -> float:

@@ -1,0 +1,79 @@
+"""Training rows in the rule choice (``to_rules(train_data=...)``, ``rules --train-data``).
+
+On a few dozen pruning rows most of C4.5rules' choices are ties there and the theory bits pick the
+shorter rule base; the rows the tree was grown on hold the evidence (docs/rules.md, session 4).
+"""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stderr, redirect_stdout
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rulekit
+from rulekit.errors import RulekitError
+from rulekit.learners import CARTClassifier
+from rulekit.rules import to_rules
+
+
+def _rows(n, rng, where=None):
+    X = pd.DataFrame({"x0": rng.uniform(0, 1, n).round(3), "x1": rng.uniform(0, 1, n).round(3)})
+    if where is not None:
+        X = X[where(X)].reset_index(drop=True)
+    return X, ((X.x0 <= 0.5) & (X.x1 <= 0.5)).astype(int).to_numpy()
+
+
+def _case():
+    """y = x0 <= 0.5 and x1 <= 0.5; no pruning row has x0 > 0.5 and x1 <= 0.5, so on the pruning
+    rows alone ``x1 <= 0.5`` is as good as the concept and shorter."""
+    rng = np.random.default_rng(0)
+    train = _rows(400, rng)
+    prune = _rows(80, rng, lambda X: ~((X.x0 > 0.5) & (X.x1 <= 0.5)))
+    test = _rows(2000, rng)
+    return CARTClassifier(random_state=0).fit(*train).model_, train, prune, test
+
+
+def _acc(rb, test):
+    return float(np.mean(np.asarray(rb.predict(test[0])) == test[1]))
+
+
+def test_training_rows_keep_a_condition_the_pruning_rows_cannot_judge():
+    model, train, prune, test = _case()
+    kw = dict(prune="pessimistic", prune_data=prune, tree_prune=True, cf=0.5, dnf=True)
+    alone = to_rules(model, **kw)
+    both = to_rules(model, train_data=train, **kw)
+    assert _acc(alone, test) < 0.8  # 'x1 <= 0.5 then 1'
+    assert _acc(both, test) >= 0.99, rulekit.dsl.dumps(both)
+    # the pruning rows still judge: reduced-error's promise holds on them
+    assert _acc(both, prune) >= _acc(alone, prune)
+
+
+def test_the_rules_command_reads_training_rows_from_csv(tmp_path):
+    from rulekit.commands import fit, rules
+
+    model, train, prune, test = _case()
+    for name, (X, y) in (("train", train), ("prune", prune)):
+        X.assign(y=y).to_csv(tmp_path / f"{name}.csv", index=False)
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        fit.run(data=tmp_path / "train.csv", target="y", algorithm="cart", task=None, criterion=None,
+                max_depth=None, min_samples_leaf=1, prune="none", prune_data=None, ensemble=None,
+                n_trees=100, seed=0, output=tmp_path / "m.json", quiet=True)
+        for out, td in (("alone.rules", None), ("both.rules", tmp_path / "train.csv")):
+            rules.run(model=tmp_path / "m.json", prune_data=tmp_path / "prune.csv", dnf=True,
+                      order="first-hit", output=tmp_path / out, quiet=True, train_data=td)
+    assert _acc(rulekit.load(tmp_path / "alone.rules"), test) < 0.8
+    assert _acc(rulekit.load(tmp_path / "both.rules"), test) >= 0.99
+
+
+def test_training_rows_need_pruning(tmp_path):
+    from rulekit.commands import rules
+
+    model, train, prune, _ = _case()
+    with pytest.raises(RulekitError, match="need pruning data"):
+        to_rules(model, train_data=train)
+    with pytest.raises(RulekitError, match="--train-data"):
+        rules.run(model=tmp_path / "m.json", prune_data=None, dnf=False, order="first-hit",
+                  output=tmp_path / "o.rules", train_data=tmp_path / "t.csv")
