@@ -214,6 +214,9 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
                                              "0.25 with --prune pessimistic)"),
           min_rules: int = typer.Option(0, "--min-rules", help="with --prune-data: when the MDL choice "
                                         "leaves fewer rules, choose without it and keep at least this many"),
+          train_data: Optional[Path] = typer.Option(None, "--train-data", help="with --prune-data: the CSV "
+                                                    "the tree was grown on; each class's rules are chosen "
+                                                    "on it and the pruning data together"),
           induce: bool = typer.Option(False, "--induce",
                                       help="learn rules from the data file MODEL directly (needs --target)"),
           target: Optional[str] = typer.Option(None, "--target", help="with --induce: the class column"),
@@ -234,7 +237,7 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
     raise typer.Exit(_run(quiet, cmd.run, model=model, prune_data=prune_data, dnf=dnf,
                           order=order.value, output=output, prune=prune, na_values=na_values,
                           select=select, induce=induce, target=target, exact=exact, cf=cf,
-                          min_rules=min_rules))
+                          min_rules=min_rules, train_data=train_data))
 
 
 @app.command()

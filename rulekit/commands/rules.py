@@ -41,6 +41,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     from rulekit import dsl
     from rulekit.rules import to_rules
     from rulekit.rules.boxes import count_literals, forget_boxes, no_gc
+    from rulekit.ir.data import to_matrix
     from rulekit.rules.steps import Steps
 
     if select not in ("mdl", "none"):
@@ -78,6 +79,8 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         with progress.phase(f"reading {train_data}"):
             train = read_csv(train_data, na_values)
         check_prune_data(train, obj)
+        with located(train, obj.features):  # a bad cell named in this file, not in the pooled rows
+            to_matrix(train, obj.features)
     method = (prune or "pessimistic") if data is not None else None
     steps = Steps()
     cf_used = cf if cf is not None else HELD_OUT_CF if prune is None else 0.25

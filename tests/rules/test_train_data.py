@@ -77,3 +77,19 @@ def test_training_rows_need_pruning(tmp_path):
     with pytest.raises(RulekitError, match="--train-data"):
         rules.run(model=tmp_path / "m.json", prune_data=None, dnf=False, order="first-hit",
                   output=tmp_path / "o.rules", train_data=tmp_path / "t.csv")
+
+
+def test_the_cli_option_and_a_bad_training_cell(tmp_path, run):
+    _, train, prune, _ = _case()
+    for name, (X, y) in (("train", train), ("prune", prune)):
+        X.assign(y=y).to_csv(tmp_path / f"{name}.csv", index=False)
+    bad = train[0].assign(y=train[1]).astype(object)
+    bad.loc[3, "x0"] = "n/a?"
+    bad.to_csv(tmp_path / "bad.csv", index=False)
+    assert run("fit", "train.csv", "--target", "y", "-o", "m.json", "-q", cwd=tmp_path).returncode == 0
+    r = run("rules", "m.json", "--prune-data", "prune.csv", "--train-data", "train.csv", "--dnf", "-o", "m.rules",
+            cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = run("rules", "m.json", "--prune-data", "prune.csv", "--train-data", "bad.csv", "-o", "b.rules", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == ["rulekit: bad.csv:5: column 'x0' (field 1): 'n/a?' is not a number"]
