@@ -189,8 +189,9 @@ def witness(cells: list[Box], features: Sequence[Feature]) -> tuple[pd.DataFrame
             else:
                 col.append(_num_witness(c))
         cols[f.name] = col if f.kind == "nominal" else np.asarray(col, np.float64)
-    X = pd.DataFrame({k: (pd.Series(v, dtype=object) if not isinstance(v, np.ndarray) else v)
-                      for k, v in cols.items()})
+    X = pd.DataFrame({i: (pd.Series(v, dtype=object) if not isinstance(v, np.ndarray) else v)
+                      for i, v in enumerate(cols.values())})
+    X.columns = pd.Index(list(cols), dtype=object)  # pandas 3 + pyarrow cannot hold a lone surrogate
     return X, reachable
 
 

@@ -69,7 +69,10 @@ def _probe_rows(a: RuleBase, b: RuleBase, feats, n: int, seed: int) -> pd.DataFr
         pick = rng.integers(0, len(pool), n)
         col = [pool[i] for i in pick]
         cols[f.name] = pd.Series(col, dtype=object) if f.kind == "nominal" else np.asarray(col, np.float64)
-    return pd.DataFrame(cols)
+    # names as an object Index: pandas 3 with pyarrow cannot store a lone surrogate as a column name
+    frame = pd.DataFrame(dict(enumerate(cols.values())))
+    frame.columns = pd.Index(list(cols), dtype=object)
+    return frame
 
 
 def _inside(box, M: np.ndarray, i: int) -> bool:
