@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rulekit import semantics
-from rulekit.rules.conditions import Compare
+from rulekit.rules.conditions import And, Compare, Not, Or
 from rulekit.rules.rewrite import rewrite
 from rulekit.dsl.stat_words import READABLE_KEYS
 
@@ -42,10 +42,11 @@ def readable(rb: RuleBase) -> RuleBase:
     weighted = rb.semantics != "first-hit" or rb.combiner is not None
     numeric = {f.name for f in rb.features if f.kind == "numeric"}
     memo = _short_thresholds(rb, numeric)
+    copies: dict = {}  # id(literal) -> (literal, its short copy): a tree's rules share its literals
     rules = []
     changed = False
     for r in rb.rules:
-        cond = _short_condition(r.condition, numeric, rb.precision, memo)
+        cond = _short_condition(r.condition, numeric, rb.precision, memo, copies)
         stats = {k: (v if k == "confidence" else round_stat(v)) for k, v in r.stats.items()
                  if k in READABLE_KEYS or (k == "confidence" and weighted and r.weight is None)}
         if cond is not r.condition or stats != r.stats:
@@ -115,8 +116,21 @@ def _short_thresholds(rb: RuleBase, numeric: set) -> dict:
             keys[(_KIND[node.op], node.value)] = None
         return node
 
-    for r in rb.rules:
-        rewrite(r.condition, leaf)
+    seen: set = set()
+    for r in rb.rules:  # each shared subcondition once (a tree's rules share their split literals)
+        stack = [r.condition]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            t = type(node)
+            if t in (And, Or):
+                stack.extend(node.items)
+            elif t is Not:
+                stack.append(node.item)
+            else:
+                leaf(node)
     return _short_many(list(keys), rb.precision)
 
 
@@ -177,14 +191,39 @@ def _rounded(x: Decimal, digits: int, rounding) -> float | None:
         return None
 
 
-def _short_condition(root, numeric: set, precision: str, memo: dict | None = None):
+def _short_condition(root, numeric: set, precision: str, memo: dict | None = None,
+                     copies: dict | None = None):
     """``root`` with every numeric comparison's threshold shortened (the same object when nothing
-    changes); ``memo`` holds thresholds already shortened (:func:`_short_thresholds`)."""
+    changes); ``memo`` holds thresholds already shortened (:func:`_short_thresholds`), ``copies``
+    the literals already rewritten (one copy per shared literal, not one per rule)."""
     if precision == "float64":
         return root
     memo = {} if memo is None else memo
+    copies = {} if copies is None else copies
 
     def leaf(node):
+        hit = copies.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        out = _short_literal(node)
+        copies[id(node)] = (node, out)
+        return out
+
+    def whole(node):  # an and/or of literals, e.g. ``(x <= t or x is missing)``: one copy as well
+        t = type(node)
+        if t is not And and t is not Or:
+            return None
+        hit = copies.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        if any(type(k) in (And, Or, Not) for k in node.items):
+            return None
+        items = tuple(leaf(k) for k in node.items)
+        out = node if all(a is b for a, b in zip(items, node.items)) else node.model_copy(update={"items": items})
+        copies[id(node)] = (node, out)
+        return out
+
+    def _short_literal(node):
         if type(node) is Compare and node.feature in numeric and type(node.value) is float \
                 and node.op in _NUMERIC_OPS:
             s = memo.get((_KIND[node.op], node.value)) if node.value != 0.0 else None
@@ -194,5 +233,5 @@ def _short_condition(root, numeric: set, precision: str, memo: dict | None = Non
                 return node.model_copy(update={"value": s})
         return node
 
-    return rewrite(root, leaf)
+    return rewrite(root, leaf, whole)
 

@@ -368,9 +368,18 @@ def prime_canonical(thresholds: Sequence[float], precision: str) -> None:
         _CANON[(">=", t, precision)] = (">", b)
 
 
-def remember_boxes(cond: Any, schema: Schema, boxes: list[Box]) -> None:
-    """Record that ``cond`` is exactly the union of ``boxes`` (saves re-deriving it later)."""
-    _box_cache[(id(cond), id(schema.rb.features), schema.precision)] = (cond, boxes)
+def remember_boxes(cond: Any, schema: Schema, boxes: list[Box], *, rendered: bool = False) -> None:
+    """Record that ``cond`` is exactly the union of ``boxes`` (saves re-deriving it later);
+    ``rendered``: ``cond`` is ``boxes_condition(boxes, schema)`` itself (see :func:`is_rendered`)."""
+    key = (id(cond), id(schema.rb.features), schema.precision)
+    _box_cache[key] = (cond, boxes, True) if rendered else (cond, boxes)
+
+
+def is_rendered(cond: Any, schema: Schema) -> bool:
+    """``cond`` was rendered from one box (``remember_boxes(..., rendered=True)``): simplifying it
+    would merge that box with nothing and render it again, giving an equal condition."""
+    hit = _box_cache.get((id(cond), id(schema.rb.features), schema.precision))
+    return hit is not None and hit[0] is cond and len(hit) == 3 and len(hit[1]) == 1
 
 
 def _upper(op: str, value: float, precision: str, lit: Any) -> Bound:

@@ -179,7 +179,7 @@ def _tree_rules(model: Model, tree: nx.DiGraph, group: int, ensemble: bool, prec
         if a["kind"] == "leaf":
             if simplify:
                 cond = box_condition(path, schema)
-                remember_boxes(cond, schema, [path])
+                remember_boxes(cond, schema, [path], rendered=True)
             else:
                 lits = []
                 p = path

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from rulekit.rules.base import Rule, RuleBase
 from rulekit.rules.boxes import (Box, Schema, TooComplex, boxes_condition, condition_boxes, count_literals,
-                                 merge_boxes, no_gc, remember_boxes)
+                                 is_rendered, merge_boxes, no_gc, remember_boxes)
 
 MAX_PAIRWISE = 4000  # boxes; above this the quadratic shadow check is skipped (it is only an economy)
 
@@ -31,6 +31,9 @@ def _simplify(rb: RuleBase) -> RuleBase:
     schema = Schema(rb)
     out: list[Rule] = []
     for i, r in enumerate(rb.rules):
+        if is_rendered(r.condition, schema):
+            out.append(r)  # extract's rendering of one box: already as simple as it gets
+            continue
         schema.where = f"rule {rule_name(rb, i)}: "
         try:
             boxes = merge_boxes(condition_boxes(r.condition, schema))
