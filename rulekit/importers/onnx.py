@@ -8,8 +8,11 @@ as skl2onnx, onnxmltools (XGBoost, LightGBM) and CatBoost write them (:mod:`.onn
 nodes may sit around the operator), and rulekit's own exports (:mod:`.onnx_rulekit`). The operator
 compares in float for float input (float32 splits in the IR) and in double for double input.
 
-Exactness (measured against onnxruntime 1.32, one thread): double operators bit-identical; float
-operators compare in float, and boosting/regression sums and the summed probabilities of float
+Exactness (measured against onnxruntime 1.32, one thread): double operators bit-identical, except
+legacy classifiers fed double input with float weights (skl2onnx forests with a double input):
+onnxruntime sums the float weights in double and rounds the probabilities to float, the IR keeps
+the double average (within 3.0e-8, no label seen to differ; docs/onnx.md); float operators compare
+in float, and boosting/regression sums and the summed probabilities of float
 classifiers (skl2onnx forests: ``average`` with ``arithmetic="float32"``) are float32 sums in
 onnxruntime's order (bit-identical; see :func:`.onnx_combine._averaged` for what keeps a float64
 average). onnxruntime's own multi-threaded float sums merge partial sums and differ from its
