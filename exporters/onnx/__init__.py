@@ -88,8 +88,9 @@ def to_onnx(obj: Any, *, dtype: str = "auto", opset: Any = "auto", **options: An
     ``"float"``), ``"float"`` (float32 input; on a float64 model it warns and records the cost in
     metadata ``rulekit.input_rounding``) or ``"double"``. ``opset``: ``"auto"``, ``5``
     (ai.onnx.ml TreeEnsemble) or ``3`` (legacy TreeEnsembleRegressor). ``accumulate`` (float input):
-    ``"auto"`` sums probabilities of averaged classifiers in float32 and the unbounded scores of
-    regressors and boosted models in float64; ``"float"``/``"double"`` force one. ``check=False``
+    ``"auto"`` sums in float32 only where that is exact (votes, single trees, float32-arithmetic
+    averages), else in float64 (averaged probabilities, regressors, boosted models);
+    ``"float"``/``"double"`` force one. ``check=False``
     skips the validation; ``warn=False`` records the float32-input cost in the metadata only;
     ``max_bytes`` lowers the size limit (default 1.8 GB).
     """

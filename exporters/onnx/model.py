@@ -31,12 +31,17 @@ from .size import check_size, estimate_model_bytes
 
 
 def accumulator(model: Model, dtype, accumulate: str) -> np.dtype:
-    """The operator's type. float32 input keeps a float32 operator for classifiers that average
-    probabilities (bounded, errors ~1e-7); regressors and boosted models sum unbounded scores and
-    raw-score decisions, so ``auto`` sums them in float64 (input cast, float32-rounded thresholds)."""
+    """The operator's type. float32 input keeps a float32 operator where float32 sums are exact:
+    votes, single trees and ``arithmetic="float32"`` averages (onnxruntime's own forests). Averaged
+    probabilities in float64 (scikit-learn forests), regressors and boosted models are summed in
+    float64 by ``auto`` (input cast, float32-rounded thresholds): a float32 sum of averaged
+    probabilities ties where the float64 one does not (4 of 5,000 labels on a 100-tree forest,
+    issue #20), and unbounded scores cancel."""
     if np.dtype(dtype) == np.float64 or accumulate == "float":
         return np.dtype(dtype)
-    if accumulate == "double" or model.task == "regression" or model.combiner.kind == "sum":
+    c = model.combiner
+    if (accumulate == "double" or model.task == "regression" or c.kind == "sum"
+            or c.kind == "average" and c.arithmetic != "float32"):
         return np.dtype(np.float64)
     return np.dtype(np.float32)
 

@@ -186,3 +186,24 @@ def test_spark_sql_equals_onnxruntime(spark, small):
         assert np.array_equal(np.array([int(r[1]) for r in rows]), label)
         if len(rows[0]) > 2:
             assert np.array_equal(np.array([[float(v) for v in r[2:]] for r in rows]), proba.astype(np.float64))
+
+
+def test_default_float_onnx_of_a_sklearn_forest_keeps_its_labels_on_ties():
+    """Issue #20: a scikit-learn forest averages in float64 (combiner without float32 arithmetic);
+    its default float-input ONNX export sums in double (``accumulate="auto"``), so tie rows keep
+    scikit-learn's label (a float32 sum labelled 4 of 5,000 rows otherwise)."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(9)
+    X = rng.integers(0, 6, size=(600, 4)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 3, size=600)) % 2
+    est = RandomForestClassifier(N_TREES, bootstrap=False, random_state=0, n_jobs=1).fit(X, y)
+    model = rulekit.from_sklearn(est)
+    T = rng.integers(0, 6, size=(5000, 4)).astype(np.float32)
+    want = est.predict(T)
+    assert np.array_equal(model.predict(T.astype(np.float64)), want)
+    label, proba = _ort(rulekit.export.to_onnx(model), T)
+    assert np.array_equal(label, want)
+    assert np.abs(proba - est.predict_proba(T)).max() <= 1e-6
+    forced, _ = _ort(rulekit.export.to_onnx(model, accumulate="float"), T)
+    assert (forced != want).sum() > 0  # the rows this is about
