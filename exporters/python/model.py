@@ -100,6 +100,9 @@ class _Writer:
                 "average": f"{n} trees, their leaf values summed in tree order and divided by {n}",
                 "vote": f"{n} trees, each voting for its leaf's most probable class",
                 "sum": f"{n} boosted trees, scores summed in tree order after the base score"}[c.kind]
+        if self.avg32:
+            what = (f"{n} trees, each leaf value divided by {n} and rounded to float32, added in tree "
+                    f"order in float32 (as onnxruntime's float forest does)")
         if c.kind == "sum":
             what += {"identity": "", "sigmoid": ", then the sigmoid 1/(1+exp(-s))",
                      "softmax": ", then softmax (maximum subtracted first)"}[c.link]
