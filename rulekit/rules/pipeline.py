@@ -119,8 +119,8 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
             rb = pruned  # reduced error never loses accuracy on its pruning set: keep its own order
         rb = _prune.drop_unseen_missing(rb, X, y)
         if steps is not None:
-            steps.rules("classes ordered, default chosen" + (", MDL subset per class" if mdl else ""),
-                        rb, X, y)
+            steps.rules("classes ordered, default chosen" + (", MDL subset per class" if mdl else "")
+                        + (" (on the training and pruning rows)" if train_data is not None else ""), rb, X, y)
     if dnf or (positive is not None and not prune):
         from rulekit.rules.dnf import dnf as _dnf  # noqa: PLC0415
 

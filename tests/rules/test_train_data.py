@@ -90,6 +90,7 @@ def test_the_cli_option_and_a_bad_training_cell(tmp_path, run):
     r = run("rules", "m.json", "--prune-data", "prune.csv", "--train-data", "train.csv", "--dnf", "-o", "m.rules",
             cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+    assert "MDL subset per class (on the training and pruning rows): " in r.stderr, r.stderr
     r = run("rules", "m.json", "--prune-data", "prune.csv", "--train-data", "bad.csv", "-o", "b.rules", cwd=tmp_path)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == ["rulekit: bad.csv:5: column 'x0' (field 1): 'n/a?' is not a number"]
