@@ -138,6 +138,11 @@ class GraphMaker:
                                        f"noTrueChildStrategy={ctx.no_true!r} gives no prediction there, "
                                        f"which a rulekit model cannot express")
         kid = kids[i]
+        if i == len(kids) - 1 and (i > 0 or el.get("defaultChild") == kid.get("id")) and \
+                self._end_unreachable(el, kids, ctx):
+            # the last child is the 'else' (a missing F took the default child at the first test)
+            stack.append((("node", kid, ctx), parent, branch, values))
+            return
         pred = predicate_of(kid, self.where)
         true_d = ("node", kid, ctx)
         if i + 1 < len(kids) and _complements(pred, predicate_of(kids[i + 1], self.where), self):
@@ -148,6 +153,39 @@ class GraphMaker:
             false_d = ("chain", el, i + 1, ctx)
             unknown_d = self._unknown(el, ctx, false_d)
         stack.append((("pred", pred, true_d, false_d, unknown_d), parent, branch, values))
+
+    def _end_unreachable(self, el, kids, ctx: TreeContext) -> bool:
+        """Whether no row with a valid value can pass every child of ``el``: its children test one
+        categorical field F (a missing F takes the default child at the first of them) and their
+        categories cover every category the path to ``el`` lets through, as sklearn2pmml writes
+        HistGradientBoosting's categorical splits. An ancestor's test on F counts only if every
+        sibling before it tests F too (else a missing other field may enter it by default)."""
+        if ctx.missing != "defaultChild":
+            return False
+        preds = [predicate_of(k, self.where) for k in kids]
+        field = preds[0].get("field")
+        ref = self.schema.refs.get(field) if field is not None else None
+        if ref is None or ref.precision != "nominal" or ref.mapping is not None:
+            return False
+        covered: frozenset = frozenset()
+        for p in preds:
+            codes = _category_codes(p, self) if p.get("field") == field else None
+            if codes is None:
+                return False
+            covered |= codes
+        allowed = frozenset(range(len(self.schema.features[ref.index].domain or ())))
+        node = el
+        while node is not None and local(node) == "Node":
+            up = node.getparent()
+            own = predicate_of(node, self.where)
+            codes = _category_codes(own, self) if own.get("field") == field else None
+            if codes is not None and up is not None and local(up) == "Node":
+                sibs = children(up, "Node")
+                before = sibs[: sibs.index(node) + 1]
+                if all(predicate_of(b, self.where).get("field") == field for b in before):
+                    allowed &= codes
+            node = up
+        return not (allowed - covered)
 
     def _unknown(self, el, ctx: TreeContext, false_d):
         strategy = ctx.missing
@@ -474,8 +512,34 @@ _COMPLEMENT = {("lessOrEqual", "greaterThan"), ("lessThan", "greaterOrEqual"), (
                ("isMissing", "isNotMissing"), ("isIn", "isNotIn")}
 
 
+def _category_codes(p, maker: GraphMaker) -> frozenset | None:
+    """The domain codes a set or (not-)equal test on a plain categorical field holds for."""
+    ref = maker.schema.refs.get(p.get("field"))
+    if ref is None or ref.precision != "nominal":
+        return None
+    n = len(maker.schema.features[ref.index].domain or ())
+    if local(p) == "SimpleSetPredicate" and p.get("booleanOperator") in ("isIn", "isNotIn"):
+        arr = child(p, "Array")
+        if arr is None:
+            return None
+        codes = frozenset(maker._codes(p, ref, array_items(arr, maker.where)))
+        return codes if p.get("booleanOperator") == "isIn" else frozenset(range(n)) - codes
+    if local(p) == "SimplePredicate" and p.get("operator") in ("equal", "notEqual") and p.get("value") is not None:
+        codes = frozenset(maker._codes(p, ref, [p.get("value")]))
+        return codes if p.get("operator") == "equal" else frozenset(range(n)) - codes
+    return None
+
+
 def _complements(p, q, maker: GraphMaker) -> bool:
-    """Whether ``q`` is exactly ``not p`` on every present value (same field, same value)."""
+    """Whether ``q`` is exactly ``not p`` on every present value (same field, same value; or two
+    category tests that split the field's values between them, as sklearn2pmml writes
+    HistGradientBoosting's categorical splits)."""
+    if p.get("field") is not None and p.get("field") == q.get("field") and \
+            local(p) in PREDICATES[:2] and local(q) in PREDICATES[:2]:
+        a, b = _category_codes(p, maker), _category_codes(q, maker)
+        if a is not None and b is not None:
+            n = len(maker.schema.features[maker.schema.refs[p.get("field")].index].domain or ())
+            return not (a & b) and len(a | b) == n
     if local(p) != local(q) or local(p) not in ("SimplePredicate", "SimpleSetPredicate"):
         return False
     if p.get("field") != q.get("field") or p.get("field") is None:
@@ -534,7 +598,7 @@ def array_items(arr: etree._Element, where: Where) -> list[str]:
             j = i
             while j < n and not text[j].isspace():
                 j += 1
-            items.append(text[i:j])
+            items.append(text[i:j].replace('\\"', '"'))  # JPMML writes q'uo\"te unquoted
             i = j
     declared = arr.get("n")
     if declared is not None and declared.isdigit() and int(declared) != len(items):
