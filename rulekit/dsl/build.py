@@ -17,7 +17,7 @@ import math
 from lark import Transformer_NonRecursive
 from pydantic import ValidationError
 
-from rulekit.dsl import literals, missing, stat_words
+from rulekit.dsl import literals, missing, stat_words, unseen
 from rulekit.dsl.diagnostics import Diagnostic, make, source_lines
 from rulekit.dsl.grammar import CONDITION_WORDS, MAX_DEPTH
 from rulekit.dsl.lexer import Tok
@@ -108,6 +108,7 @@ class Builder(Transformer_NonRecursive):
         self.combiner: Combiner | None = None
         self.default_raw = None
         self.missing_as: dict = {}  # feature -> the value a missing value counts as ('missing' lines)
+        self.unseen_as: dict = {}  # nominal feature -> the value an unseen value counts as ('unseen' lines)
         self.seen: dict[str, int] = {}  # header statement -> line
         self.rules: list[Rule] = []
         self.rule_pos: list[tuple[int, int]] = []
@@ -290,6 +291,24 @@ class Builder(Transformer_NonRecursive):
                           f"not {_show(v)}")
         else:
             self.missing_as[name] = float(v)
+
+    def unseen_stmt(self, c):
+        name_tok = c[0]
+        self.stmts.append((name_tok.start_pos, "header", -1))
+        if self.first_rule_line is not None:
+            self.err(name_tok, "header lines come before the rules: move this 'unseen' line above the "
+                               f"first rule (line {self.first_rule_line})")
+        name, f = self._feature(name_tok)
+        (v, tok), = self.typed_literals(c[1:])
+        if f is None:
+            return
+        if name in self.unseen_as:
+            self.err(name_tok, f"unseen values of {_nm(name)} are declared twice")
+        elif f.kind != "nominal" or not f.domain:
+            self.err(name_tok, f"{_nm(name)} has no domain: 'unseen' is said of a nominal feature's values")
+        else:
+            self._check_value(name, v, tok)
+            self.unseen_as[name] = v
 
     def semantics_stmt(self, c):
         if self._header("semantics", c[0]):
@@ -804,4 +823,4 @@ class Builder(Transformer_NonRecursive):
                 flags = missing.leaf_expansions(r.condition, self.missing_as, rb.precision)
                 if any(flags) and len(flags) == len(pos):
                     pos[:] = [p for p, f in zip(pos, flags) for _ in range(1 + f)]
-        return missing.expand(rb, self.missing_as)
+        return missing.expand(unseen.expand(rb, self.unseen_as), self.missing_as)

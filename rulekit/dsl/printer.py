@@ -20,7 +20,7 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from rulekit.dsl import missing
+from rulekit.dsl import missing, unseen
 from rulekit.dsl.grammar import CONDITION_WORDS, LABEL_WORDS, MAX_DEPTH, NO_WORDS, VALUE_WORDS, all_words
 from rulekit.dsl.literals import name, number, rule_id, typed
 from rulekit.dsl.readable import readable
@@ -38,17 +38,19 @@ _FLIP = {">": "<", ">=": "<="}
 
 def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) -> str:
     """The canonical text of ``rb`` (ends with a newline); readable unless ``exact``; missing-value
-    routing declared once per feature where it can be (:mod:`rulekit.dsl.missing`) unless
-    ``expand_missing``."""
+    routing (:mod:`rulekit.dsl.missing`) and unseen-value routing (:mod:`rulekit.dsl.unseen`)
+    declared once per feature where they can be, unless ``expand_missing``."""
     if not exact:
         rb = readable(rb)
     declared: dict = {}
+    as_seen: dict = {}
     if not expand_missing:
         rb, declared = missing.collapse(rb)
+        rb, as_seen = unseen.collapse(rb)
     out: list[str] = []
     for c in rb.comments:
         out.extend(_comment_lines(c))
-    out.extend(header_lines(rb, declared, fractions=not exact))
+    out.extend(header_lines(rb, declared, fractions=not exact, unseen_as=as_seen))
     group = 0
     blank_pending = True
     for r in rb.rules:
@@ -71,7 +73,8 @@ def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) ->
     return "\n".join(out) + "\n"
 
 
-def header_lines(rb: RuleBase, declared: dict | None = None, *, fractions: bool = False) -> list[str]:
+def header_lines(rb: RuleBase, declared: dict | None = None, *, fractions: bool = False,
+                 unseen_as: dict | None = None) -> list[str]:
     lines = [f"rulebase {name(rb.name, NO_WORDS)}"]
     target = f"target {name(rb.target, NO_WORDS)}:"
     classes = None if rb.classes is None else "{" + ", ".join(typed(c, VALUE_WORDS) for c in rb.classes) + "}"
@@ -91,6 +94,9 @@ def header_lines(rb: RuleBase, declared: dict | None = None, *, fractions: bool 
             v = declared[f.name]
             shown = number(v) if f.kind == "numeric" else typed(v, VALUE_WORDS)
             lines.append(f"missing {name(f.name, NO_WORDS)} counts as {shown}")
+    for f in rb.features:
+        if unseen_as and f.name in unseen_as:
+            lines.append(f"unseen {name(f.name, NO_WORDS)} counts as {typed(unseen_as[f.name], VALUE_WORDS)}")
     lines.append(f"semantics {rb.semantics}")
     lines.append(f"precision {rb.precision}")
     if rb.combiner is not None:

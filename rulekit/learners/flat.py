@@ -93,6 +93,32 @@ def make_leaves(tree: FlatTree, nodes: np.ndarray | list[int]) -> FlatTree:
                     linear={remap[k]: v for k, v in tree.linear.items() if k in remap and kind[k] != LEAF})
 
 
+def route_unseen(tree: FlatTree) -> FlatTree:
+    """``tree`` with each multiway split's "other" branch (values outside the domain; an empty leaf
+    with the parent's distribution) folded into a named branch: the one missing values take, or,
+    when that is the "other" branch itself, the heaviest named one. Training rows route exactly as
+    before (none of them has an unseen value); only unseen values change, to a branch a rules file
+    can declare once (``unseen wind counts as weak``). Splits whose "other" branch is not a trailing
+    leaf are left as they are."""
+    n_children = tree.n_children.copy()
+    edge_values = dict(tree.edge_values)
+    for node, vals in tree.edge_values.items():
+        if len(vals) < 2 or vals[-1] is not None or any(v is None for v in vals[:-1]):
+            continue
+        s, o = int(tree.child_start[node]), len(vals) - 1
+        if tree.kind[s + o] != LEAF:
+            continue
+        m = int(tree.missing[node])
+        if m == o:
+            m = max(range(o), key=lambda j: (tree.weight[s + j], -j))
+        edge_values[node] = [None if j == m else v for j, v in enumerate(vals[:o])]
+        n_children[node] = o
+    if edge_values == tree.edge_values:
+        return tree
+    trimmed = FlatTree(**{**tree.__dict__, "n_children": n_children, "edge_values": edge_values})
+    return make_leaves(trimmed, np.zeros(0, np.int64))
+
+
 def to_compiled(tree: FlatTree, domain_sizes: list[int]) -> _compiled.CompiledTree:
     """The evaluator's arrays for ``tree`` (ids unchanged; root is 0)."""
     n = tree.n_nodes

@@ -46,7 +46,7 @@ from rulekit.learners import pruning
 from rulekit.learners._base import ClassifierOutputs, RegressorOutputs, RulekitEstimator, resolve_seed
 from rulekit.learners._input import LearnerInputError, encode
 from rulekit.learners.builder import Settings, build
-from rulekit.learners.flat import FlatTree
+from rulekit.learners.flat import FlatTree, route_unseen
 
 PRUNE_METHODS = (None, "none", "reduced-error", "pessimistic", "cost-complexity")
 
@@ -148,6 +148,11 @@ class _TreeEstimator(RulekitEstimator):
             raise LearnerInputError(f"ccp_alpha must be >= 0, got {ccp}")
         if ccp > 0:
             tree = pruning.prune_at(tree, ccp, clf)
+        unseen = getattr(self, "unseen", "parent")
+        if unseen not in ("parent", "missing"):
+            raise LearnerInputError(f"unseen {unseen!r}: expected parent or missing")
+        if unseen == "missing":
+            tree = route_unseen(tree)
         self._finish([tree], "single")
         return self
 
@@ -243,7 +248,9 @@ def _max_features(spec: Any, p: int) -> int | None:
 class ID3Classifier(ClassifierOutputs, ClassifierMixin, _TreeEstimator):
     """ID3 (Quinlan 1986): multiway splits over a nominal feature's whole domain by information gain;
     the feature is not used again below its split; an empty branch becomes a leaf with the parent's
-    distribution. Splitting stops when a node is pure or no feature is left (or a pre-pruning limit).
+    distribution. Values outside a feature's domain take an "other" branch with the parent's
+    distribution (``unseen="parent"``) or the branch missing values take (``unseen="missing"``, which a
+    rules file says once: ``unseen wind counts as weak``). Splitting stops when a node is pure or no feature is left (or a pre-pruning limit).
 
     >>> import pandas as pd
     >>> from rulekit.learners import ID3Classifier
@@ -257,7 +264,7 @@ class ID3Classifier(ClassifierOutputs, ClassifierMixin, _TreeEstimator):
 
     def __init__(self, *, criterion="entropy", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, impurity_threshold=0.0, prune=None, prune_fraction=0.25,
-                 confidence=0.25, nominal_features="auto", random_state=None):
+                 confidence=0.25, nominal_features="auto", random_state=None, unseen="parent"):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -269,6 +276,7 @@ class ID3Classifier(ClassifierOutputs, ClassifierMixin, _TreeEstimator):
         self.confidence = confidence
         self.nominal_features = nominal_features
         self.random_state = random_state
+        self.unseen = unseen
 
 
 class C45Classifier(ClassifierOutputs, ClassifierMixin, _TreeEstimator):
@@ -287,7 +295,7 @@ class C45Classifier(ClassifierOutputs, ClassifierMixin, _TreeEstimator):
     def __init__(self, *, criterion="gain_ratio", max_depth=None, min_samples_split=2, min_samples_leaf=2,
                  min_impurity_decrease=0.0, impurity_threshold=0.0, prune="pessimistic", confidence=0.25,
                  prune_fraction=0.25, average_gain_guard=True, missing="fractional", oblique=None,
-                 nominal_features="auto", random_state=None):
+                 nominal_features="auto", random_state=None, unseen="parent"):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -302,6 +310,7 @@ class C45Classifier(ClassifierOutputs, ClassifierMixin, _TreeEstimator):
         self.oblique = oblique
         self.nominal_features = nominal_features
         self.random_state = random_state
+        self.unseen = unseen
 
 
 class CARTClassifier(ClassifierOutputs, ClassifierMixin, _TreeEstimator):
