@@ -104,8 +104,8 @@ def _ruleset(el, schema: Schema, where: Where, source: dict) -> RuleBase:
         raise where.error(child(el, "Targets"), "Targets on a classification model is not supported")
     rb = RuleSetReader(schema, where).read(el)
     app = f" ({source['application']})" if source.get("application") else ""
-    return rb.model_copy(update={"comments": (f"imported from a PMML {source['version']} RuleSetModel{app}",)
-                                             + rb.comments})
+    line = " ".join(f"imported from a PMML {source['version']} RuleSetModel{app}".split())  # one comment line
+    return rb.model_copy(update={"comments": (line,) + rb.comments})
 
 
 def _refuse_nested_field_treatments(model_el, where: Where) -> None:

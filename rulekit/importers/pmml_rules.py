@@ -107,7 +107,7 @@ class RuleSetReader:
                                "the first that fires decides",
                 "weightedSum": "PMML weightedSum: every rule that fires votes with its weight"}[criterion]
         if rs.get("defaultConfidence") is not None:
-            note += f"; defaultConfidence {rs.get('defaultConfidence')}"
+            note += f"; defaultConfidence {self._finite(rs, 'defaultConfidence')!r}"
         return RuleBase(name=el.get("modelName") or "rules", task="classification",
                         target=self.schema.target or "target", classes=tuple(self.schema.classes),
                         features=tuple(self.schema.features), semantics=SEMANTICS[criterion],

@@ -287,6 +287,18 @@ def test_spec_choices_where_jpmml_departs():
     assert list(jpmml_score(_tiny("weightedSum", tie), X2)["y"]) == ["yes", "yes"]
 
 
+def test_header_text_cannot_inject_lines_into_the_rules_file(tmp_path):
+    """The Application name becomes one comment line; a defaultConfidence that is not a number is
+    refused (it would be written into a comment)."""
+    text = _tiny("firstHit", _rule("yes", LT.format(0))).replace(
+        "<Header/>", '<Header><Application name="x&#10;feature z: numeric&#13;default yes"/></Header>')
+    rules = dsl.dumps(loads(text))
+    assert "\nfeature z" not in rules and "\ndefault yes" not in rules
+    assert [f.name for f in dsl.loads(rules).features] == ["x", "c"] and dsl.loads(rules).default.label == "no"
+    with pytest.raises(PmmlError, match=r"<RuleSet> defaultConfidence='1\\nx' is not a number"):
+        loads(_tiny("firstHit", _rule("yes", LT.format(0)), default=' defaultScore="no" defaultConfidence="1&#10;x"'))
+
+
 def test_a_rule_set_is_not_written_as_a_model_file(tmp_path, capsys):
     src = tmp_path / "r.pmml"
     src.write_text(_tiny("firstHit", _rule("yes", LT.format(0))), encoding="utf-8")
