@@ -49,9 +49,9 @@ __all__ = ["MAX_BYTES", "PmmlError", "load_file", "loads"]
 
 def load_file(path: str | Path, *, assume_complete: bool = False) -> Model | RuleBase:
     """The rulekit model of a PMML file (a RuleBase for a ``RuleSetModel``). ``assume_complete``:
-    read ``nullPrediction`` trees (which
-    give no prediction on a missing value) as if no value were ever missing; the model then agrees
-    with the file on complete rows only, and says so in ``model.source``."""
+    read ``nullPrediction`` trees (which give no prediction on a missing value) as if no value were
+    ever missing; the model then agrees with the file on complete rows only, and says so in
+    ``model.source``."""
     path = Path(path)
     where = Where(path)
     root = parse(path)
