@@ -100,9 +100,10 @@ def from_spark(path) -> Model:
         return load_dir(path)
 
 
-def from_pmml(path, *, assume_complete: bool = False) -> Model:
-    """Convert a PMML 4.4 file (``TreeModel``, ``MiningModel`` of trees, ``RuleSetModel``);
-    ``assume_complete`` reads trees that give no prediction on a missing value."""
+def from_pmml(path, *, assume_complete: bool = False) -> Model | RuleBase:
+    """Convert a PMML 4.4 file: a ``TreeModel`` or ``MiningModel`` of trees becomes a Model, a
+    ``RuleSetModel`` a RuleBase; ``assume_complete`` reads trees that give no prediction on a
+    missing value."""
     from rulekit.importers.pmml import load_file
 
     with gc_paused():
