@@ -72,6 +72,11 @@ class Prune(str, Enum):
     cost_complexity = "cost-complexity"
 
 
+class Unseen(str, Enum):
+    parent = "parent"
+    missing = "missing"
+
+
 class Ensemble(str, Enum):
     bagging = "bagging"
     random_forest = "random-forest"
@@ -154,6 +159,10 @@ def fit(data: Path = typer.Argument(..., help="CSV with a header row"),
         seed: int = typer.Option(0, "--seed", help="random seed (same seed, same model)"),
         output: str = typer.Option(..., "-o", "--output", help="the model file to write (JSON)"),
         na_values: Optional[str] = _na_values(),
+        unseen: Optional[Unseen] = typer.Option(None, "--unseen",
+                                                help="id3/c45: values never seen in training take their "
+                                                     "own branch with the parent's distribution (parent, "
+                                                     "default) or the missing values' branch (missing)"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Learn a tree or ensemble from DATA."""
     from rulekit.commands import fit as cmd
@@ -163,7 +172,8 @@ def fit(data: Path = typer.Argument(..., help="CSV with a header row"),
                           max_depth=max_depth, min_samples_leaf=min_samples_leaf,
                           prune=prune.value, prune_data=prune_data,
                           ensemble=ensemble.value if ensemble else None, n_trees=n_trees,
-                          seed=seed, output=output, na_values=na_values))
+                          seed=seed, output=output, na_values=na_values,
+                          unseen=unseen.value if unseen else None))
 
 
 @app.command("import")

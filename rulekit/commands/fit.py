@@ -201,8 +201,12 @@ def _as_int(v):
 
 
 def make_estimator(*, algorithm: str, task: str, criterion: str | None, max_depth: int | None,
-                   min_samples_leaf: int, prune: str, ensemble: str | None, n_trees: int, seed: int):
-    """The learner for the command-line options (raises RulekitError for impossible combinations)."""
+                   min_samples_leaf: int, prune: str, ensemble: str | None, n_trees: int, seed: int,
+                   unseen: str | None = None):
+    """The learner for the command-line options (raises RulekitError for impossible combinations).
+    ``unseen`` (id3/c45 single trees only): where a value never seen in training goes, ``parent``
+    (its own branch with the parent's distribution, the default) or ``missing`` (the missing values'
+    branch, which a rules file declares once); None: the learner's default."""
     from rulekit import learners as L  # noqa: PLC0415
 
     crit = None if criterion is None else criterion.replace("-", "_")
@@ -216,6 +220,12 @@ def make_estimator(*, algorithm: str, task: str, criterion: str | None, max_dept
         if crit not in allowed:
             raise RulekitError(f"--criterion {criterion} does not fit a {task} task "
                                f"(use {', '.join(a.replace('_', '-') for a in allowed)})")
+    if unseen is not None:
+        if unseen not in ("parent", "missing"):
+            raise RulekitError(f"--unseen {unseen}: use parent or missing")
+        if algorithm not in ("id3", "c45") or ensemble is not None:
+            raise RulekitError(f"--unseen is an option of single id3 and c45 trees, not of "
+                               f"{algorithm if ensemble is None else ensemble + ' ensembles'}")
     if min_samples_leaf < 1:
         raise RulekitError("--min-samples-leaf must be at least 1")
     if max_depth is not None and max_depth < 0:
@@ -235,6 +245,8 @@ def make_estimator(*, algorithm: str, task: str, criterion: str | None, max_dept
                                   prune=None if prune == "none" else prune, random_state=seed)
     if crit is not None:
         params["criterion"] = crit
+    if unseen is not None:
+        params["unseen"] = unseen
     if algorithm == "id3":
         return L.ID3Classifier(**params)
     if algorithm == "c45":
@@ -245,7 +257,7 @@ def make_estimator(*, algorithm: str, task: str, criterion: str | None, max_dept
 def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion: str | None,
         max_depth: int | None, min_samples_leaf: int, prune: str, prune_data: Path | None,
         ensemble: str | None, n_trees: int, seed: int, output: Path, quiet: bool,
-        na_values: str | None = None) -> int:
+        na_values: str | None = None, unseen: str | None = None) -> int:
     from rulekit.ir.modelfile import dumps_model  # noqa: PLC0415
 
     check_output_path(output)
@@ -253,7 +265,7 @@ def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion:
     X, y, task = _split(data, target, task, quiet, na_values=na_values)
     est = make_estimator(algorithm=algorithm, task=task, criterion=criterion, max_depth=max_depth,
                          min_samples_leaf=min_samples_leaf, prune=prune, ensemble=ensemble,
-                         n_trees=n_trees, seed=seed)
+                         n_trees=n_trees, seed=seed, unseen=unseen)
     fit_kw: dict[str, Any] = {}
     if prune_data is not None:
         if prune not in ("reduced-error", "cost-complexity"):
