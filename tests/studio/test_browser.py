@@ -148,6 +148,8 @@ def test_edit_lint_impact_save_export(driver, tmp_path):
         # 5. export SQL for SQLite: the bytes of rulekit export, run in SQLite
         _tab(drv, "Export")
         out = tmp_path / "out.sql"
+        browser.wait_for(lambda: drv.find_element(By.CSS_SELECTOR, ".rk-export-table input").is_displayed(), 30,
+                         "the export panel")  # the tab panel slides in (slow under load)
         drv.find_element(By.CSS_SELECTOR, ".rk-export-table input").send_keys("t")
         drv.find_element(By.CSS_SELECTOR, ".rk-export-path input").send_keys(str(out))
         drv.find_element(By.CSS_SELECTOR, ".rk-export").click()
