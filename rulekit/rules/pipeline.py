@@ -18,6 +18,7 @@ from rulekit.ir.model import Model
 from rulekit.rules.base import RuleBase
 from rulekit.rules.extract import extract
 from rulekit.rules.steps import Steps
+from rulekit.rules.vote import vote_weights
 
 
 def to_rules(model: Model | RuleBase, *, simplify: bool = True,
@@ -130,6 +131,10 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
     rb = drop_catch_all(rb)
     if order == "vote" and rb.semantics != "vote":
         rb = rb.model_copy(update={"semantics": "vote"})
+    if order == "vote" and X is not None:
+        # weights from the rules' evidence, not raw confidence (every error-free rule 1): rules that
+        # overlap after pruning or merging must not tie; extracted paths are disjoint, cannot tie
+        rb = vote_weights(rb, X, y, resolve_ties=reshaping)
     if stats and X is not None:
         from rulekit.rules.stats import annotate  # noqa: PLC0415
 

@@ -14,19 +14,15 @@ from tests import zoo
 OPTIONS = ("default", "dnf", "prune", "vote", "prune-vote")
 _SLOW = {"chain_deep"}
 # pruned vote sets overlap with different labels. Lint tells an overlap only where it ties the vote or
-# a rule changes no label (docs/lint-and-diff.md); these two sets each hold a real tie: two rules of
-# confidence 1 and different classes meet where no training row lies, and the answer there is only
-# the class listed first. The pruned vote writer (rules/pipeline.py, not lint) has to resolve it;
-# strict: an unexpected pass is reported.
-_VOTE_OVERLAPS = {("sklearn_tree_multiclass_hostile", "prune-vote"), ("learned_c45_fractional", "prune-vote")}
+# a rule changes no label (docs/lint-and-diff.md). With confidence as the weight these two sets each
+# held a tie (two error-free rules of different classes meeting where no training row lies); the
+# vote pass (rules/vote.py) now weighs rules by their evidence and resolves exact ties, so they pass.
 
 
 def _cases():
     for name in zoo.zoo_names():
         for opt in OPTIONS:
             marks = [pytest.mark.slow] if name in _SLOW else []
-            if (name, opt) in _VOTE_OVERLAPS:
-                marks.append(pytest.mark.xfail(strict=True, reason="a tied vote in the pruned vote set (rules/pipeline.py)"))
             yield pytest.param(name, opt, id=f"{name}-{opt}", marks=marks)
 
 
