@@ -24,6 +24,19 @@ from rulekit.rules.base import Rule
 _HEADER_WORDS = ("rulebase", "target", "feature", "semantics", "precision", "combiner", "default", "group")
 
 
+#: threshold bounds the rule algebra keeps between edits: :mod:`rulekit.rules.boxes` keeps up to
+#: 2**20 (~196 bytes each), one per threshold ever typed, in a server that lives for days
+CANONICAL_KEPT = 1 << 16
+
+
+def forget() -> None:
+    """After a lint: drop the rule algebra's per-condition cache (keyed by objects of a parse that is
+    gone) and, past :data:`CANONICAL_KEPT` entries, its per-threshold cache."""
+    boxes.forget_boxes()
+    if len(boxes._CANON) > CANONICAL_KEPT:  # (boxes offers no public trim; it is BIG's module)
+        boxes._CANON.clear()
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     line: int  # first line (from 1)
@@ -133,7 +146,7 @@ def from_parse(parsed: Parsed) -> tuple[str, dict[tuple[str, str | None], ChunkR
                 known[k] = _linted(rb, i, (line, col), parsed.literal_pos[i], lines, c.line, parsed.file,
                                    worded=(h + 1 + line - c.line, col))
     finally:
-        boxes.forget_boxes()
+        forget()
     return header, known
 
 
@@ -220,7 +233,7 @@ class Incremental:
                 if k not in self.known:
                     self.known[k] = chunk_result(header, h, c, k[1], self.file)
         finally:
-            boxes.forget_boxes()
+            forget()
         if len(self.known) > 2 * len(keys) + 64:  # stale chunks: keep memory bounded, rarely rebuilt
             self.known = {k: self.known[k] for k in keys}
         self._last = (text, header, chunks, keys)
@@ -255,7 +268,7 @@ def full_and_chunks(text: str, file: str, chunks_too: bool = True) -> tuple[list
     try:
         found = list(parsed.errors) or lint.diagnostics(parsed)
     finally:
-        boxes.forget_boxes()
+        forget()
     cut = split(text) if chunks_too else None
     if cut is None:
         return found, None, {}
@@ -267,6 +280,6 @@ def full_and_chunks(text: str, file: str, chunks_too: bool = True) -> tuple[list
     for c, k in zip(chunks, _keys(chunks)):
         if k not in known:
             known[k] = chunk_result(header, h, c, k[1], file)
-    boxes.forget_boxes()
+    forget()
     return found, header, known
 

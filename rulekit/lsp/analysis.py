@@ -10,9 +10,8 @@ import re
 from dataclasses import dataclass, field
 
 from rulekit import dsl
-from rulekit.dsl import lint, literals
+from rulekit.dsl import incremental, lint, literals
 from rulekit.dsl.diagnostics import Diagnostic, source_lines
-from rulekit.rules import boxes
 
 #: texts above this size get one diagnostic instead of a parse (the server must stay responsive)
 MAX_CHARS = 20_000_000
@@ -62,7 +61,7 @@ def analyse(text: str, file: str = "<editor>", *, with_lint: bool = True) -> Ana
         try:
             found = lint.diagnostics(parsed)
         finally:
-            boxes.forget_boxes()  # the cache is keyed by condition objects this text's parse owns
+            incremental.forget()  # the cache is keyed by condition objects this text's parse owns
     return from_parsed(parsed, found, lines, text)
 
 
