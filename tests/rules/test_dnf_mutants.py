@@ -193,3 +193,63 @@ def test_mdl_with_data_drops_a_term_that_does_not_pay_for_itself():
     assert count_literals(plain.rules[0].condition) == 3  # data alone changes no term
     assert count_literals(mdl.rules[0].condition) == 1
     assert dnf(rb, mdl=True).rules[0].condition == plain.rules[0].condition  # mdl needs data
+    # the noisy term first: MDL keeps the term that covers the class, not the first one
+    rb = rb.model_copy(update={"rules": rb.rules[::-1]})
+    assert mdl.rules[0].condition == dnf(rb, X, y, mdl=True).rules[0].condition == C("a", "<=", 1.0)
+
+
+def test_errors_inside_a_condition_name_the_rule():
+    rb = _rb((C("a", "<=", 1.0), "p"), (C("zz", "<=", 1.0), "q"))
+    with pytest.raises(RulekitError, match="^rule x2: "):
+        dnf(rb)
+
+
+def test_complete_but_overlapping_rules_keep_the_base_default():
+    # p and q overlap on (1, 2]: not exclusive, so only the base default (r) may become the default
+    rb = _rb((Or(items=(C("a", "<=", 2.0), IsMissing(feature="a"))), "p"), (C("a", ">", 1.0), "q"))
+    out = dnf(rb)
+    assert out.default.label == "r" and _labels(out) == ["p", "q"]
+    assert out.predict(GRID).tolist() == rb.predict(GRID).tolist()
+    # p2 overlaps p1 (same class: still exclusive); p1 overlaps q only after that same-class pair
+    rb = _rb((Or(items=(C("a", "<=", 2.0), IsMissing(feature="a"))), "p"), (C("a", "<=", 0.5), "p"),
+             (C("a", ">", 1.0), "q"))
+    assert dnf(rb, merge=False).default.label == "r"
+    # same-class overlap only, classes disjoint: exclusive, so the largest DNF (p) is the default
+    rb = _rb((Or(items=(C("a", "<=", 1.0), IsMissing(feature="a"))), "p"), (C("a", "<=", 0.5), "p"),
+             (C("a", ">", 1.0), "q"))
+    out = dnf(rb, merge=False)
+    assert out.default.label == "p" and _labels(out) == ["q"]
+
+
+def test_a_default_group_goes_even_when_a_later_rule_of_its_own_class_overlaps_it():
+    rb = _rb((C("a", "<=", 1.0), "r"), (C("a", ">", 3.0), "p"), (C("a", "<=", 2.0), "r"), default="r")
+    out = dnf(rb, merge=False)
+    assert _labels(out) == ["p"]
+    assert out.predict(GRID).tolist() == rb.predict(GRID).tolist()
+
+
+def test_ties_count_training_cases_not_rules():
+    # s: 1 literal; p: "a > 1 and a <= 2" (one rule); q: "a > 2 and a <= 4" (two rules joined); r: "a > 4"
+    four = ("p", "q", "r", "s")
+    assert dnf(_cells("s", "p", "q", "q", "r", classes=four)).default.label == "p"
+
+
+def test_positive_with_a_base_default_or_none():
+    inc = _rb((C("a", "<=", 1.0), "p"), (And(items=(C("a", ">", 2.0), C("b", ">", 2.0), C("b", "<=", 3.0))), "r"),
+              default="q")
+    out = dnf(inc, positive="p")
+    assert _labels(out) == ["p"] and out.default.label == "q"  # the base default, though r's DNF is larger
+    out = dnf(inc.model_copy(update={"default": None}), positive="p")
+    assert _labels(out) == ["p"] and out.default.label == "r"  # no default: the largest other class
+
+
+def test_distribution_weights_default_to_one_training_case():
+    rb = _rb((C("a", "<=", 1.0), "p", {"train_n": 3.0}, (1.0, 0.0, 0.0)),
+             (And(items=(C("a", ">", 1.0), C("a", "<=", 2.0), C("b", "<=", 1.0))), "r"),
+             (C("a", ">", 3.0), "p", {}, (0.0, 1.0, 0.0)), default="r")
+    out = dnf(rb)
+    np.testing.assert_allclose(out.rules[0].conclusion.distribution, (0.75, 0.25, 0.0), rtol=0, atol=1e-15)
+    one = dnf(_rb((C("a", "<=", 1.0), "p", {}, (0.8, 0.2, 0.0)), default="r"))
+    np.testing.assert_allclose(one.rules[0].conclusion.distribution, (0.8, 0.2, 0.0), rtol=0, atol=1e-15)
+    X = pd.DataFrame({"a": [0.5], "b": [0.5]})
+    assert dnf(rb, X).rules[0].conclusion.distribution == out.rules[0].conclusion.distribution  # y needed too
