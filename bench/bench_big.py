@@ -27,7 +27,9 @@ machine is shared; ratios measured in the same run are what to read.
 
 from __future__ import annotations
 
+import os
 import pickle
+import signal
 import subprocess
 import sys
 import tempfile
@@ -37,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 TIME = "/usr/bin/time"  # GNU time
-TIMEOUT = 900.0  # seconds per command; a slower one is reported as inf
+TIMEOUT = 1800.0  # seconds per command (wall: a shared machine); a slower one is reported as inf
 COMMANDS = {
     "show": ["show", "{model}", "-o", "{dir}/show.txt"],
     "predict": ["predict", "{model}", "{rows}", "-o", "{dir}/pred.csv"],
@@ -179,11 +181,11 @@ def _child(argv: list[str], timeout: float = TIMEOUT) -> tuple[float, float, flo
         err = Path(tmp) / "stderr.txt"
         with open(err, "wb") as sink:
             proc = subprocess.Popen([TIME, "-o", str(report), "-f", "%e %U %S %M", *argv],
-                                    stdout=subprocess.DEVNULL, stderr=sink)
+                                    stdout=subprocess.DEVNULL, stderr=sink, start_new_session=True)
             try:
                 proc.wait(timeout)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                os.killpg(proc.pid, signal.SIGKILL)  # GNU time and the command under it
                 proc.wait()
                 return float("inf"), float("inf"), float("nan")
         if proc.returncode not in (0, 1):
