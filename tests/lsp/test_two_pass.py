@@ -87,6 +87,7 @@ def test_the_worker_leaves_when_the_server_is_killed():
         c.send("initialized", {})
         c.send("textDocument/didOpen", {"textDocument": {"uri": bench_lsp.URI, "languageId": "rules",
                                                          "version": 1, "text": bench_lsp.make_text(500)}})
+        c.wait("textDocument/publishDiagnostics", version=1)  # the open's first pass (in the server)
         c.wait("textDocument/publishDiagnostics", version=1)  # the worker ran the full check
         kids = bench_lsp._children(c.proc.pid)
         assert kids
