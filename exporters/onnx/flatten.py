@@ -93,35 +93,35 @@ class Forest:
             yield ns[t], ns[t + 1], ls[t], ls[t + 1]
 
 
-def tree_targets(model: Model) -> list[tuple[int, ...]]:
+def tree_targets(model: Model, full: bool = False) -> list[tuple[int, ...]]:
     """The targets each tree adds to: class k (3+ classes), class 1 only for two classes (the
     exporter adds ``1 - p1``), the boosting output ``tree_output[t]``, or 0 for regression."""
     c = model.combiner
     if c.kind == "sum":
         outs = c.tree_output or (0,) * len(model.trees)
         return [(int(o),) for o in outs]
-    if model.task == "regression" or model.n_classes == 2:
+    if model.task == "regression" or model.n_classes == 2 and not full:
         return [(0,)] * len(model.trees)
     return [tuple(range(model.n_classes))] * len(model.trees)
 
 
-def leaf_weights(model: Model, values: np.ndarray) -> np.ndarray:
+def leaf_weights(model: Model, values: np.ndarray, full: bool = False) -> np.ndarray:
     """Leaf values as the weights the ensemble sums: (n_leaves, W)."""
     c = model.combiner
     if c.kind == "sum" or model.task == "regression":
         return values[:, :1]
     if c.kind == "vote":  # each tree votes for its leaf's first most probable class
         values = np.eye(model.n_classes)[np.argmax(values, axis=1)]
-    if model.n_classes == 2:
+    if model.n_classes == 2 and not full:
         return values[:, 1:2]
     return values
 
 
-def n_targets(model: Model) -> int:
+def n_targets(model: Model, full: bool = False) -> int:
     c = model.combiner
     if c.kind == "sum":
         return c.n_outputs
-    if model.task == "regression" or model.n_classes == 2:
+    if model.task == "regression" or model.n_classes == 2 and not full:
         return 1
     return model.n_classes
 
@@ -143,13 +143,14 @@ def base_score_trees(model: Model) -> list:
     return out
 
 
-def flatten(model: Model) -> Forest:
-    """The model's trees (after any base-score trees) as one :class:`Forest`."""
+def flatten(model: Model, full: bool = False) -> Forest:
+    """The model's trees (after any base-score trees) as one :class:`Forest`; ``full``: a two-class
+    classifier keeps both classes' values (else class 1 only)."""
     sizes = [len(f.domain or ()) for f in model.features]
     nominal = [j for j, f in enumerate(model.features) if f.kind == "nominal"]
-    pairs = base_score_trees(model) + list(zip(model.trees, tree_targets(model)))
+    pairs = base_score_trees(model) + list(zip(model.trees, tree_targets(model, full)))
     forest = Forest(n_features=model.n_features, nominal=nominal, domain_sizes=sizes, linear=[],
-                    n_targets=n_targets(model), width=len(pairs[0][1]))
+                    n_targets=n_targets(model, full), width=len(pairs[0][1]))
     nominal_column = {j: model.n_features + i for i, j in enumerate(nominal)}
     batch: list = []
     batch_nodes = 0
@@ -161,12 +162,12 @@ def flatten(model: Model) -> Forest:
             batch_nodes += n
             continue
         if batch:
-            _add_block(forest, model, batch, sizes, nominal_column)
+            _add_block(forest, model, batch, sizes, nominal_column, full)
         batch, batch_nodes = ([(tree, targets)], n) if plain else ([], 0)
         if not plain:
-            _add_block(forest, model, [(tree, targets)], sizes, nominal_column)
+            _add_block(forest, model, [(tree, targets)], sizes, nominal_column, full)
     if batch:
-        _add_block(forest, model, batch, sizes, nominal_column)
+        _add_block(forest, model, batch, sizes, nominal_column, full)
     return forest
 
 
@@ -249,7 +250,8 @@ def read_trees(trees, domain_sizes: list[int], value_size: int) -> tuple[C.Compi
     return ct, first
 
 
-def _add_block(forest: Forest, model: Model, pairs: list, sizes: list[int], nominal_column) -> None:
+def _add_block(forest: Forest, model: Model, pairs: list, sizes: list[int], nominal_column,
+               full: bool = False) -> None:
     """Append (tree, targets) pairs (a batch of plain trees, or any single tree) to ``forest``."""
     trees = [tree for tree, _ in pairs]
     ct, first = read_trees(trees, sizes, model.leaf_value_size)
@@ -333,7 +335,7 @@ def _add_block(forest: Forest, model: Model, pairs: list, sizes: list[int], nomi
         for key, vals in ext.items():
             cols[key] = np.concatenate([cols[key], np.asarray(vals, dtype=cols[key].dtype)])
 
-    weights = leaf_weights(model, ct.value[leaf_nodes])
+    weights = leaf_weights(model, ct.value[leaf_nodes], full)
     if zero_leaf:
         weights = np.vstack([weights, np.zeros((1, weights.shape[1]))])
     for key in _NODE_FIELDS:

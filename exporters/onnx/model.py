@@ -16,6 +16,8 @@ post_transform), binary models carry class 1 only and take ``p0 = 1 - p1``; a co
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from onnx import TensorProto, helper
 
@@ -49,7 +51,8 @@ def accumulator(model: Model, dtype, accumulate: str) -> np.dtype:
 def build(model: Model, *, dtype: np.dtype, opset: int, max_bytes: int, accumulate: str = "auto"):
     op_dtype = accumulator(model, dtype, accumulate)
     check_size(estimate_model_bytes(model, dtype=op_dtype, opset=opset), max_bytes)
-    forest = flatten(model)
+    in_order = in_tree_order(model, op_dtype, accumulate, opset)
+    forest = flatten(model, full=in_order)
     gb = GraphBuilder(opset=21 if opset == 5 else 17, ml_opset=opset)
     elem = TensorProto.FLOAT if dtype == np.float32 else TensorProto.DOUBLE
     inputs = [helper.make_tensor_value_info("X", elem, ["N", model.n_features])]
@@ -69,7 +72,10 @@ def build(model: Model, *, dtype: np.dtype, opset: int, max_bytes: int, accumula
         return emit(gb, feed, forest if trees is None else trees, op_dtype, round32=round32, **kw)
 
     op_elem = TensorProto.FLOAT if op_dtype == np.float32 else TensorProto.DOUBLE
-    outputs = _combine(gb, model, forest, ensemble, op_dtype, op_elem)
+    if in_order:
+        outputs = _average_in_order(gb, model, forest, ensemble, op_dtype, op_elem)
+    else:
+        outputs = _combine(gb, model, forest, ensemble, op_dtype, op_elem)
     if op_dtype != dtype:  # float64 sums, float32 outputs
         outputs = [_cast_output(gb, o, TensorProto.FLOAT) if o.type.tensor_type.elem_type == op_elem else o
                    for o in outputs]
@@ -78,6 +84,46 @@ def build(model: Model, *, dtype: np.dtype, opset: int, max_bytes: int, accumula
            f"metadata 'rulekit.features'.")
     return gb.model(inputs, outputs, name="rulekit_model", doc=doc,
                     metadata=model_metadata(model, dtype=dtype, opset=opset, op_dtype=op_dtype))
+
+
+def in_tree_order(model: Model, op_dtype, accumulate: str, opset: int) -> bool:
+    """Whether ``auto`` adds an averaged float64 classifier's trees in tree order outside the
+    operator (:func:`_average_in_order`): onnxruntime's multi-threaded TreeEnsemble merges partial
+    sums in its own order, which labels exact ties otherwise than scikit-learn (issue #20,
+    docs/engines.md). Opset 5 only (opset 3's double mode gathers [N, trees, targets])."""
+    c = model.combiner
+    return (accumulate == "auto" and opset == 5 and np.dtype(op_dtype) == np.float64
+            and model.task == "classification" and c.kind == "average" and c.arithmetic is None
+            and len(model.trees) > 1)
+
+
+def _add_body(elem: int, width: int) -> object:
+    """Scan body: ``state + x``, both [N, width], in type ``elem``."""
+    return helper.make_graph(
+        [helper.make_node("Add", ["state", "x"], ["next"])], "add_tree",
+        [helper.make_tensor_value_info("state", elem, ["N", width]),
+         helper.make_tensor_value_info("x", elem, ["N", width])],
+        [helper.make_tensor_value_info("next", elem, ["N", width])])
+
+
+def _average_in_order(gb: GraphBuilder, model: Model, forest: Forest, ensemble, dtype, elem) -> list:
+    """An averaged classifier as scikit-learn computes it: every class's probabilities (two classes
+    included) summed in tree order from 0 in double, divided by the number of trees, first largest
+    wins. Each tree writes its leaf values to targets of its own (one weight per target: exact), a
+    ``Scan`` adds them in tree order, so onnxruntime's thread count does not change the result."""
+    W, n = forest.width, forest.n_trees
+    wide = dataclasses.replace(forest, tree_targets=[tuple(t * W + q for q in range(W)) for t in range(n)],
+                               n_targets=n * W)
+    cols = ensemble(wide)
+    per_tree = gb.op("Reshape", [cols, gb.const(np.array([0, n, W], np.int64), "per_tree")])
+    shape = gb.op("Concat", [gb.op("Shape", [cols], end=1), gb.const(np.array([W], np.int64), "width")], axis=0)
+    zeros = gb.op("ConstantOfShape", [shape], value=helper.make_tensor("zero", elem, [1], [0.0]))
+    total = gb.op("Scan", [zeros, per_tree], hint="sum", body=_add_body(elem, W), num_scan_inputs=1,
+                  scan_input_axes=[1])
+    gb.op("Div", [total, gb.const(np.asarray(n, dtype), "n_trees")], out="probabilities")
+    label_elem = label_output(gb, model.classes, "probabilities")
+    return [helper.make_tensor_value_info("label", label_elem, ["N"]),
+            helper.make_tensor_value_info("probabilities", elem, ["N", model.n_classes])]
 
 
 def _cast_output(gb: GraphBuilder, info, to: int):
