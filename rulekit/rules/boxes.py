@@ -555,8 +555,10 @@ def condition_boxes(cond: Any, schema: Schema, *, limit: int = 256) -> list[Box]
 
 def forget_boxes() -> None:
     """Empty the per-condition cache: a long-lived process (``rulekit lsp``) that lints a new rule
-    base on every edit would otherwise keep up to 131,072 stale conditions and their boxes."""
+    base on every edit would otherwise keep up to 131,072 stale conditions and their boxes (and up
+    to 262,144 shared rendered literals)."""
     _box_cache.clear()
+    _SHARED.clear()
 
 
 def _has_not(cond: Any) -> bool:
