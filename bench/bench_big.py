@@ -4,7 +4,8 @@
     python bench/bench_big.py --sizes 10000,100000     # other sizes (nodes, odd numbers are exact)
     python bench/bench_big.py --only rules,show        # some commands
     python bench/bench_big.py --keep DIR               # keep the generated models and rows in DIR
-    python bench/bench_big.py --sklearn --leaves N     # the older trained tree (N leaves, ~2N rows)
+    python bench/bench_big.py --sklearn --leaves N     # the older trained tree (N leaves, ~2N rows;
+                                                       # --leaves alone means --sklearn, as before)
 
 The model is generated, not trained (training a 10^6-node tree needs ~2.5M rows): a random
 binary tree with ``(nodes + 1) / 2`` leaves built by the IR's own constructors (so it is a valid
@@ -321,5 +322,5 @@ if __name__ == "__main__":
         sizes=tuple(int(s) for s in sizes.split(",")) if sizes else None,
         commands=[c.strip() for c in only.split(",")] if only else None,
         keep=Path(keep) if keep else None,
-        sklearn_leaves=int(_flag("--leaves", "500000")) if "--sklearn" in sys.argv else None,
+        sklearn_leaves=int(_flag("--leaves", "500000")) if {"--sklearn", "--leaves"} & set(sys.argv) else None,
         rows_per_leaf=int(_flag("--rows-per-leaf", "2")))
