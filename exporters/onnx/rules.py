@@ -29,8 +29,9 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from rulekit import semantics
-from rulekit.errors import ExportError
+from rulekit.errors import ExportError, RulekitError
 from rulekit.rules.base import And, Compare, InSet, IsMissing, Linear, Not, Or, RuleBase
+from rulekit.rules.outcomes import Outcomes, build_outcomes
 
 from .float32 import link32, sum32
 from .graph import GraphBuilder
@@ -51,79 +52,15 @@ I64 = TensorProto.INT64
 # --- conclusions (as rulekit.rules.engine reads them) --------------------------------------------------
 
 
-@dataclass
-class Outcomes:
-    classes: list
-    cls: np.ndarray  # class index per rule, last = default (-1: none)
-    vec: np.ndarray  # (n_rules + 1, width): distribution / one-hot / value; last = default
-    weight: np.ndarray  # vote / sum weight per rule (weight, else stats confidence, else 1)
-    has_default: bool
-
-
-def _class_index(classes: list, lab: Any, where: str) -> int:
-    for i, c in enumerate(classes):
-        if type(c) is type(lab) and c == lab:
-            return i
-    for i, c in enumerate(classes):
-        if str(c) == str(lab):
-            return i
-    raise ExportError(f"{where}label {lab!r} is not one of the classes ({', '.join(map(str, classes))})")
-
-
-def rule_classes(rb: RuleBase) -> list:
-    if rb.classes is not None:
-        return list(rb.classes)
-    seen: list = []
-    for c in [r.conclusion for r in rb.rules] + [rb.default]:
-        if c is not None and c.label is not None and \
-                all(not (type(s) is type(c.label) and s == c.label) for s in seen):
-            seen.append(c.label)
-    return seen
-
-
 def outcomes(rb: RuleBase) -> Outcomes:
-    comb = rb.combiner
-    concl = [r.conclusion for r in rb.rules] + [rb.default]
-    names = [f"rule {r.id or '#' + str(i + 1)}: " for i, r in enumerate(rb.rules)] + ["default: "]
-    n = len(concl)
-    weight = np.ones(n)
-    for i, r in enumerate(rb.rules):
-        if r.weight is not None:
-            weight[i] = r.weight
-        elif "confidence" in r.stats:
-            weight[i] = r.stats["confidence"]
-    if rb.task == "regression" or (comb is not None and comb.kind == "sum"):
-        vec = np.zeros((n, 1))
-        for i, c in enumerate(concl):
-            if c is None:
-                continue
-            if c.value is None:
-                raise ExportError(f"{names[i]}needs a number as its conclusion")
-            vec[i, 0] = c.value
-        classes = rule_classes(rb) if rb.task == "classification" else []
-        return Outcomes(classes, np.full(n, -1), vec, weight, rb.default is not None)
-    classes = rule_classes(rb)
-    if not classes:
-        raise ExportError("a classification rule base needs classes")
-    K = len(classes)
-    cls = np.full(n, -1, np.int64)
-    vec = np.zeros((n, K))
-    for i, c in enumerate(concl):
-        if c is None:
-            continue
-        if c.label is not None:
-            cls[i] = _class_index(classes, c.label, names[i])
-        if c.distribution is not None:
-            if len(c.distribution) != K:
-                raise ExportError(f"{names[i]}distribution has {len(c.distribution)} values for {K} classes")
-            vec[i] = c.distribution
-            if c.label is None:
-                cls[i] = int(np.argmax(vec[i]))
-        elif cls[i] >= 0:
-            vec[i, cls[i]] = 1.0
-        elif i < len(rb.rules) or c.value is not None:
-            raise ExportError(f"{names[i]}needs a class label")
-    return Outcomes(classes, cls, vec, weight, rb.default is not None)
+    """What each rule concludes, decided once in :mod:`rulekit.rules.outcomes` (the rule engine's),
+    with its refusals raised as ExportError."""
+    try:
+        return build_outcomes(rb)
+    except ExportError:
+        raise
+    except RulekitError as err:
+        raise ExportError(str(err)) from None
 
 
 # --- literals ----------------------------------------------------------------------------------------
