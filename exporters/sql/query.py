@@ -69,10 +69,11 @@ def model_spec(model: Model, d: Dialect) -> Spec:
 
 def rules_spec(rb, d: Dialect) -> Spec:
     from rulekit.rules import engine  # noqa: PLC0415
+    from rulekit.rules.outcomes import build_outcomes  # noqa: PLC0415
     from rulekit.exporters.sql.rules import RuleConditions  # noqa: PLC0415
 
     engine.validate(rb)
-    out = engine._outcomes(rb)
+    out = build_outcomes(rb)
     features = list(rb.features)
     cols = Columns(features, d)
     conds = RuleConditions(rb, cols)

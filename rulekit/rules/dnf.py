@@ -21,6 +21,7 @@ import numpy as np
 from rulekit.errors import RulekitError
 from rulekit.rules import engine
 from rulekit.rules.base import Conclusion, Rule, RuleBase
+from rulekit.rules.outcomes import class_index
 from rulekit.rules.boxes import (Box, Schema, TooComplex, boxes_condition, condition_boxes, count_literals,
                                  merge_boxes, no_gc, remember_boxes)
 from rulekit.rules.stats import class_codes
@@ -72,7 +73,7 @@ def _dnf(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, merge: bool) ->
     complete = _complete(rb)
     exclusive = _exclusive(groups)
     base_default = int(oc.cls[-1]) if rb.default is not None and oc.cls[-1] >= 0 else None
-    pos = engine._class_index(classes, positive, "positive class: ") if positive is not None else None
+    pos = class_index(classes, positive, "positive class: ") if positive is not None else None
     free = sorted({c for c, _, _ in groups}) if complete and exclusive else (
         [base_default] if base_default is not None else [])
     if pos is not None:

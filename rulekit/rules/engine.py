@@ -26,9 +26,7 @@ from rulekit.ir.data import to_matrix
 from rulekit.ir.links import sigmoid, softmax
 from rulekit.rules.boxes import NomSet, NumSet, Schema, conjuncts, fold, iter_literals, no_gc
 from rulekit.rules.conditions import And, Not, Or
-from rulekit.rules.outcomes import Outcomes, outcomes, rule_name
-from rulekit.rules.outcomes import build_outcomes as _outcomes  # noqa: F401 - old name, used elsewhere
-from rulekit.rules.outcomes import class_index as _class_index  # noqa: F401 - old name, used elsewhere
+from rulekit.rules.outcomes import Outcomes, build_outcomes, outcomes, rule_name
 
 if TYPE_CHECKING:
     from rulekit.rules.base import RuleBase
@@ -283,7 +281,7 @@ def validate(rb: RuleBase) -> None:
         schema.where = f"rule {rule_name(rb, i)}: "
         for lit in iter_literals(r.condition):
             schema.literal_set(lit)
-    _outcomes(rb)
+    build_outcomes(rb)
 
 
 def match_matrix(rb: RuleBase, M: np.ndarray, rules: list[int] | None = None) -> np.ndarray:

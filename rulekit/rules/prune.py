@@ -30,6 +30,7 @@ import numpy as np
 from rulekit.errors import RulekitError
 from rulekit.rules import engine
 from rulekit.rules.base import Conclusion, Rule, RuleBase
+from rulekit.rules.outcomes import class_index
 from rulekit.rules.boxes import (HIGH, LOW, UNSEEN, Box, NomSet, NumSet, Schema, TooComplex, box_condition,
                                  condition_boxes, count_literals, no_gc)
 from rulekit.rules.stats import class_codes
@@ -314,7 +315,7 @@ def _organize(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, theory_wei
     n = ctx.ev.n
     pos = None
     if positive is not None:
-        pos = engine._class_index(ctx.classes, positive, "positive class: ")
+        pos = class_index(ctx.classes, positive, "positive class: ")
     # candidates: (rule, class, match, box); duplicates out. A rule another rule of its class subsumes
     # stays: the wider one may be a generalisation gone too far, and the subset choice and the
     # deletion below decide which goes (removing it first lost concept terms, docs/rules.md).
