@@ -89,8 +89,10 @@ def to_onnx(obj: Any, *, dtype: str = "auto", opset: Any = "auto", **options: An
     metadata ``rulekit.input_rounding``) or ``"double"``. ``opset``: ``"auto"``, ``5``
     (ai.onnx.ml TreeEnsemble) or ``3`` (legacy TreeEnsembleRegressor). ``accumulate`` (float input):
     ``"auto"`` sums in float32 only where that is exact (votes, single trees, float32-arithmetic
-    averages), else in float64 (averaged probabilities, regressors, boosted models);
-    ``"float"``/``"double"`` force one. ``check=False``
+    averages), else in float64 (averaged probabilities, regressors, boosted models); averaged
+    float64 classifiers (scikit-learn forests) are added in tree order outside the operator, so
+    ties label as scikit-learn at any thread count (opset 5; docs/engines.md);
+    ``"float"``/``"double"`` force the operator's own float32/double sum. ``check=False``
     skips the validation; ``warn=False`` records the float32-input cost in the metadata only;
     ``max_bytes`` lowers the size limit (default 1.8 GB).
     """
