@@ -4,7 +4,8 @@ The metadata rulekit writes (``rulekit.features``, ``rulekit.classes``, ``ruleki
 ``rulekit.task``) gives the schema and the combiner; the trees come from the tree-ensemble
 operator, whose layout :mod:`rulekit.exporters.onnx.flatten` describes: boosting base scores are
 leading one-leaf trees; multiclass v5 forests are written once per class (target-major); float32
-sums give each tree a target of its own; legacy double models write leaf *numbers* that a
+sums, and averaged float64 classifiers added in tree order, give each tree targets of its own
+(tree t's class q: target t*K + q); legacy double models write leaf *numbers* that a
 ``Gather`` maps to the double weights of ``leaf_table``; nominal features are tested as codes in
 derived columns after ``X`` (set chains, which come back as two-way nominal splits); oblique
 splits are derived 0/1 columns whose weights and bounds are read from the graph's constants.
@@ -139,6 +140,9 @@ def _trees(ens, reader: TreeReader, values, combiner: Combiner, task: str, class
             raise OnnxModelError(f"the tree ensemble has {n_op} trees; rulekit's metadata says {n_trees}")
         copies = n_op // n_trees  # v5 multiclass: the forest once per class, target-major
     n_leaves_copy = len(ens.weights) // copies
+    # averaged float64 classifiers exported in tree order (exporters/onnx/model.py _average_in_order)
+    in_order = (task == "classification" and combiner.kind == "average" and combiner.arithmetic is None
+                and copies == len(classes) and n_trees > 1 and ens.n_targets == n_trees * len(classes))
     out = []
     for i in range(n_trees):
         t = n_base + i
@@ -151,6 +155,9 @@ def _trees(ens, reader: TreeReader, values, combiner: Combiner, task: str, class
 
         if combiner.kind == "average" and combiner.arithmetic == "float32":
             leaf = _average32_leaf(values, t, n_trees, copies, n_leaves_copy, len(classes))
+        elif in_order:  # copy q of tree t wrote class q to target t*K + q (a Scan sums the trees)
+            def leaf(j, t=t, K=len(classes)):
+                return tuple(float(values(q * n_trees + t, j + q * n_leaves_copy)[t * K + q]) for q in range(K))
         elif combiner.kind == "sum":
             k = t if combiner.arithmetic == "float32" else (combiner.tree_output or (0,) * n_trees)[i]
 
