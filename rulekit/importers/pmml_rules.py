@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 from rulekit.importers.pmml_fields import FieldRef, Schema
-from rulekit.importers.pmml_tree import PREDICATES, GraphMaker, TreeContext, array_items, predicate_of
+from rulekit.importers.pmml_tree import PREDICATES, GraphMaker, TreeContext, predicate_of, set_predicate
 from rulekit.importers.pmml_xml import Where, child, children, etree, local
 from rulekit.rules.base import (
     TRUE,
@@ -243,15 +243,8 @@ class RuleSetReader:
     def _test(self, el, ref: FieldRef, feature: str) -> tuple[Condition, bool]:
         """The test on a present value, and whether the field's replacement value passes it."""
         if local(el) == "SimpleSetPredicate":
-            if ref.precision != "nominal":
-                raise self.where.error(el, "SimpleSetPredicate on a continuous field is not supported")
-            op = self.where.attr(el, "booleanOperator")
-            if op not in ("isIn", "isNotIn"):
-                raise self.where.error(el, f"SimpleSetPredicate booleanOperator={op!r}")
-            arr = child(el, "Array")
-            if arr is None:
-                raise self.where.error(el, "SimpleSetPredicate needs an <Array>")
-            labels = self._labels(el, ref, array_items(arr, self.where))
+            op, items = set_predicate(el, ref, self.where)
+            labels = self._labels(el, ref, items)
             rep = self._labels(el, ref, [ref.replacement], True) if ref.replacement is not None else ()
             holds = any(r in labels for r in rep) == (op == "isIn")
             return InSet(feature=feature, values=labels, negated=op == "isNotIn"), holds

@@ -456,15 +456,8 @@ class GraphMaker:
 
     def _set(self, pred, t, f, u, parent, branch, values, stack) -> None:
         ref = self._field(pred)
-        if ref.precision != "nominal":
-            raise self.where.error(pred, "SimpleSetPredicate on a continuous field is not supported")
-        op = self.where.attr(pred, "booleanOperator")
-        if op not in ("isIn", "isNotIn"):
-            raise self.where.error(pred, f"SimpleSetPredicate booleanOperator={op!r}")
-        arr = child(pred, "Array")
-        if arr is None:
-            raise self.where.error(pred, "SimpleSetPredicate needs an <Array>")
-        codes = self._codes(pred, ref, array_items(arr, self.where))
+        op, items = set_predicate(pred, ref, self.where)
+        codes = self._codes(pred, ref, items)
         hit, miss = (t, f) if op == "isIn" else (f, t)
         if ref.replacement is not None:
             rc = self._codes(pred, ref, [ref.replacement])
@@ -568,6 +561,20 @@ def _int_text(text: str):
         return int(text.strip())
     except ValueError:
         return None
+
+
+def set_predicate(el: etree._Element, ref: FieldRef, where: Where) -> tuple[str, list[str]]:
+    """A ``SimpleSetPredicate``'s ``booleanOperator`` (isIn/isNotIn) and its ``Array`` entries, after
+    the checks every reader of one needs (a nominal field, a known operator, an Array)."""
+    if ref.precision != "nominal":
+        raise where.error(el, "SimpleSetPredicate on a continuous field is not supported")
+    op = where.attr(el, "booleanOperator")
+    if op not in ("isIn", "isNotIn"):
+        raise where.error(el, f"SimpleSetPredicate booleanOperator={op!r}")
+    arr = child(el, "Array")
+    if arr is None:
+        raise where.error(el, "SimpleSetPredicate needs an <Array>")
+    return op, array_items(arr, where)
 
 
 def array_items(arr: etree._Element, where: Where) -> list[str]:
