@@ -31,7 +31,7 @@ from onnx import TensorProto, helper
 from rulekit import semantics
 from rulekit.errors import ExportError, RulekitError
 from rulekit.rules.base import And, Compare, InSet, IsMissing, Linear, Not, Or, RuleBase
-from rulekit.rules.outcomes import Outcomes, build_outcomes
+from rulekit.rules.outcomes import Outcomes, build_outcomes, index_of
 
 from .float32 import link32, sum32
 from .graph import GraphBuilder
@@ -121,13 +121,9 @@ class Schema:
         return len(self.rb.features[j].domain or ())
 
     def code(self, j: int, value: Any) -> int:
-        dom = self.rb.features[j].domain or ()
-        for i, v in enumerate(dom):
-            if type(v) is type(value) and v == value:
-                return i
-        for i, v in enumerate(dom):
-            if str(v) == str(value):
-                return i
+        i = index_of(self.rb.features[j].domain or (), value)
+        if i is not None:
+            return i
         raise ExportError(f"{self.where}{value!r} is not a value of nominal feature "
                           f"{self.rb.features[j].name!r}")
 

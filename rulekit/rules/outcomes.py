@@ -46,13 +46,22 @@ def label_array(classes: list) -> np.ndarray:
     return arr
 
 
+def index_of(values, value: Any) -> int | None:
+    """Position of ``value`` in ``values``: the first equal of the same type, else the first with the
+    same text (a label read from text matches a numeric class); None when neither."""
+    for i, v in enumerate(values):
+        if type(v) is type(value) and v == value:
+            return i
+    for i, v in enumerate(values):
+        if str(v) == str(value):
+            return i
+    return None
+
+
 def class_index(classes: list, lab: Any, where: str) -> int:
-    for i, c in enumerate(classes):
-        if type(c) is type(lab) and c == lab:
-            return i
-    for i, c in enumerate(classes):
-        if str(c) == str(lab):
-            return i
+    i = index_of(classes, lab)
+    if i is not None:
+        return i
     raise RulekitError(f"{where}label {lab!r} is not one of the classes ({', '.join(map(str, classes))})")
 
 
