@@ -4,9 +4,11 @@ loops shows up as a test failure instead of taking the machine down."""
 
 from __future__ import annotations
 
+import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 
@@ -19,19 +21,49 @@ class Run:
     max_rss_mb: float
 
 
+# ``python -m rulekit`` that writes its own peak RSS (VmHWM, in kB) to argv[1] when it exits.
+_LAUNCHER = """\
+import atexit, runpy, sys
+out = sys.argv.pop(1)
+def peak():
+    with open('/proc/self/status') as f:
+        kb = [line.split()[1] for line in f if line.startswith('VmHWM:')]
+    with open(out, 'w') as f:
+        f.write(kb[0] if kb else '')
+atexit.register(peak)
+sys.argv[0] = 'rulekit'
+runpy.run_module('rulekit', run_name='__main__', alter_sys=True)
+"""
+
+
 def run_cli(args: list[str], *, mem_mb: int = 1500, timeout: float = 60.0) -> Run:
-    """``python -m rulekit ARGS`` with RLIMIT_AS = ``mem_mb`` and a timeout (raises on timeout)."""
+    """``python -m rulekit ARGS`` with RLIMIT_AS = ``mem_mb`` and a timeout (raises on timeout).
+
+    The peak RSS is the one the child reports of itself after exec (VmHWM). Neither
+    ``RUSAGE_CHILDREN`` (the largest child ever reaped) nor the child's own ``ru_maxrss``
+    will do: a forked child starts with the test process's resident pages, which grow over a
+    long run. If the child dies before reporting, its ``ru_maxrss`` (an upper bound) is used."""
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (mem_mb << 20, mem_mb << 20))
 
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "rulekit", *args], capture_output=True, text=True,
-                          timeout=timeout, preexec_fn=cap)
-    seconds = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the largest child so far: an upper bound for this one
-    return Run(proc.returncode, proc.stderr, seconds, max(before, after) / 1024)
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "hwm")
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER, report, *args],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=cap)
+        try:
+            _, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise
+        seconds = time.perf_counter() - t0
+        try:
+            with open(report) as f:
+                peak_mb = int(f.read()) / 1024
+        except (OSError, ValueError):
+            peak_mb = float(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    return Run(proc.returncode, err.decode("utf-8", "replace"), seconds, peak_mb)
 
 
 def assert_clear_refusal(run: Run, *needles: str) -> str:
