@@ -1,10 +1,13 @@
 """A rulekit Model as a PMML ``TreeModel`` or a ``MiningModel`` of trees.
 
-Each split becomes children in branch order: a numeric split ``x <= b`` / ``True``, a nominal split
-one ``equal``-test child per value list and ``True`` for "every other value". A missing value
-follows the split's ``missing`` branch: that child's predicate is ``isMissing or <test>``, and every
-other test is UNKNOWN on it, which ``missingValueStrategy="none"`` reads as FALSE. So no default
-child is needed and rulekit's routing is kept exactly.
+Each split becomes children in branch order: a numeric split ``x <= b`` / ``True``; a nominal split
+one ``equal``-test child per branch with the codes :mod:`rulekit.semantics.routing` sends it (a
+code several edges list goes to the last; PMML takes the first true child), and the branch an
+unseen value takes (the "other" edge, else the missing branch) last as ``True``, so an unlisted or
+unseen value never meets a null prediction. A missing value follows the split's ``missing`` branch:
+that child's predicate is ``isMissing or <test>`` (or ``True``), and every other test is UNKNOWN on
+it, which ``missingValueStrategy="none"`` reads as FALSE. So no default child is needed and
+rulekit's routing is kept exactly.
 
 Combiners: ``average`` -> ``average``, ``vote`` -> ``majorityVote``, ``sum`` -> ``sum`` with the
 base score as a first one-leaf tree (the engine adds in rulekit's order), then for classifiers a
@@ -35,6 +38,7 @@ from rulekit.exporters.pmml_doc import (
 from rulekit.errors import ExportError
 from rulekit.ir.model import Model
 from rulekit.ir.tree import children_by_branch, depth, root_of
+from rulekit.semantics.routing import codes_by_branch, nominal_table, unseen_branch
 
 RAW = "rulekit_raw"
 # XML parsers without a "huge" mode (libxml2, hence lxml and rulekit's own importer) stop at 256
@@ -189,16 +193,17 @@ def _fill(root_el, model: Model, tree: nx.DiGraph, task: str) -> None:
                         simple(pred_parent, field, "isMissing")
                     numeric_test(pred_parent, field, a["op"], a["threshold"], a["precision"])
                 placed.append((kids[br], child_el))
-        else:  # nominal: value-listed edges in branch order, "every other value" last
+        else:  # nominal: the branches' codes by rulekit's routing, the unseen branch last as True
             domain = model.features[a["feature"]].domain or ()
-            other = None
+            table = nominal_table(tree.succ[node].values(), miss, len(domain))
+            sets = codes_by_branch(table, len(kids))
+            last = unseen_branch(table)
             for br, kid in enumerate(kids):
-                values = tree.edges[node, kid].get("values")
-                if values is None:
-                    other = (br, kid)
+                if br == last:
                     continue
+                listed = dict.fromkeys(int(v) for v in tree.edges[node, kid].get("values") or ())
+                labels = [domain[v] for v in listed if v in sets[br]]  # the edge's order, kept
                 child_el = E("Node", el)
-                labels = [domain[int(v)] for v in values]
                 if br == miss:
                     c = compound(child_el, "or")
                     simple(c, field, "isMissing")
@@ -206,10 +211,9 @@ def _fill(root_el, model: Model, tree: nx.DiGraph, task: str) -> None:
                 else:
                     category_test(child_el, field, labels, negated=False)
                 placed.append((kid, child_el))
-            if other is not None:
-                child_el = E("Node", el)
-                E("True", child_el)
-                placed.append((other[1], child_el))
+            child_el = E("Node", el)
+            E("True", child_el)
+            placed.append((kids[last], child_el))
         for kid, child_el in reversed(placed):
             stack.append((kid, child_el))
 

@@ -19,7 +19,7 @@ PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b
            "#9c755f", "#bab0ac"]
 
 
-def _mix(hex_colour: str, strength: float) -> str:
+def mix_colours(hex_colour: str, strength: float) -> str:
     """``hex_colour`` blended with white: strength 1 = full colour, 0 = white."""
     r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
     s = max(0.15, min(1.0, strength))
@@ -38,7 +38,7 @@ def _leaf_lines(model: Model, a: dict) -> tuple[list[str], str]:
     k_min = 1.0 / len(value)
     strength = (purity - k_min) / (1 - k_min) if len(value) > 1 else 1.0
     dist = " / ".join(f"{v:.3g}" for v in value)
-    return [str(model.classes[k]), f"[{dist}]"] + tail, _mix(PALETTE[k % len(PALETTE)], strength)
+    return [str(model.classes[k]), f"[{dist}]"] + tail, mix_colours(PALETTE[k % len(PALETTE)], strength)
 
 
 def _split_lines(model: Model, a: dict) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from rulekit.ir.model import Model
 from rulekit.ir.tree import children_by_branch, root_of
 from rulekit.picture_text import dot_string, visible
+from rulekit.semantics import routing
 
 
 def readable(x: float) -> str:
@@ -38,14 +39,18 @@ def branch_tests(model: Model, tree, node: int) -> list[str]:
         tests = [f"{a['op']} {t}", f"{neg} {t}"]
     else:
         domain = model.features[a["feature"]].domain
+        # the codes each branch really takes (rulekit.semantics.routing): with overlapping lists the
+        # last edge wins, and codes no edge lists go to the "other" edge, else the missing branch
+        kids = children_by_branch(tree, node)
+        table = routing.nominal_table(tree.succ[node].values(), routing.missing_branch(a), len(domain))
+        taken = routing.codes_by_branch(table, len(kids))
         tests = []
-        for child in children_by_branch(tree, node):
-            vals = tree.edges[node, child].get("values")
-            if vals is None:
+        for branch, child in enumerate(kids):
+            if tree.edges[node, child].get("values") is None:
                 tests.append("is other")
-            else:
-                names = [str(domain[v]) for v in vals]
-                tests.append(f"= {names[0]}" if len(names) == 1 else f"in {{{', '.join(names)}}}")
+                continue
+            names = [str(domain[v]) for v in sorted(taken[branch] - {routing.UNSEEN})]
+            tests.append(f"= {names[0]}" if len(names) == 1 else f"in {{{', '.join(names)}}}")
     tests[a["missing"]] += " (or missing)"
     return tests
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import textwrap
 
 from rulekit.picture_text import dot_string, mermaid_text, visible, xml_text
-from rulekit.pictures import PALETTE, _mix
+from rulekit.pictures import PALETTE, mix_colours
 from rulekit.render import count_text
 from rulekit.rules import text as rtext
 from rulekit.rules.base import Conclusion, RuleBase
@@ -82,7 +82,7 @@ def rules_svg(rb: RuleBase) -> str:
             conf = stats.get("confidence")
             out.append(f'<rect x="{bx}" y="{y + 10}" width="{bar_w}" height="10" fill="#eee"/>')
             out.append(f'<rect x="{bx}" y="{y + 10}" width="{bar_w * frac:.1f}" height="10" '
-                       f'fill="{_mix(colour, 0.8)}"/>')
+                       f'fill="{mix_colours(colour, 0.8)}"/>')
             label = count_text(stats["n"]).replace(" ", "") + (f", conf {conf:.3f}" if conf is not None else "")
             out.append(f'<text x="{bx}" y="{y + 34}" font-size="10" fill="#555">{xml_text(label)}</text>')
         out.append("</g>")
@@ -99,7 +99,7 @@ def rules_mermaid(rb: RuleBase) -> str:
     for i, (rid, cond, concl, colour, _) in enumerate(rows):
         out.append(f'  q{i}{{"{mermaid_text(rid + ": " + cond)}"}}')
         out.append(f'  c{i}(["{mermaid_text(concl)}"])')
-        out.append(f"  style c{i} fill:{_mix(colour, 0.7)}")
+        out.append(f"  style c{i} fill:{mix_colours(colour, 0.7)}")
         out.append(f'  q{i} -->|"yes"| c{i}' if cond != "otherwise" else f"  q{i} --> c{i}")  # no |""|:
         # Mermaid's grammar rejects an empty edge label
         if ordered and i + 1 < len(rows):
@@ -113,7 +113,7 @@ def rules_dot(rb: RuleBase) -> str:
     ordered = rb.semantics == "first-hit" and rb.combiner is None
     for i, (rid, cond, concl, colour, _) in enumerate(rows):
         out.append(f"  q{i} [label={dot_string(rid + ': ' + cond)}];")
-        out.append(f'  c{i} [label={dot_string(concl)}, style="rounded,filled", fillcolor="{_mix(colour, 0.7)}"];')
+        out.append(f'  c{i} [label={dot_string(concl)}, style="rounded,filled", fillcolor="{mix_colours(colour, 0.7)}"];')
         out.append(f'  q{i} -> c{i} [label="yes"];')
         if ordered and i + 1 < len(rows):
             out.append(f'  q{i} -> q{i + 1} [label="no"];')

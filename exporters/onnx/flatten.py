@@ -6,7 +6,8 @@ Every split becomes one binary node ``(feature, mode, split, true, false, missin
   ``missing_true`` says whether NaN follows the true branch (the node's ``missing`` branch);
 * nominal multiway splits become a chain of set-membership nodes over the category *code*, one
   per child, the child that takes unseen codes last; a missing value is steered by the chain's
-  missing flags (or by a guard ``code <= +inf``, which is false only for NaN);
+  missing flags (or by a guard ``code <= +inf``, which is false only for NaN); a child that no
+  code, unseen code or NaN reaches is dropped with its subtree (ONNX refuses unreached nodes);
 * oblique splits test a derived 0/1 column (computed exactly outside the trees, see ``model.py``)
   with ``z <= 0.5``.
 
@@ -21,11 +22,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import networkx as nx
 import numpy as np
 
 from rulekit import semantics
 from rulekit.ir import compiled as C
 from rulekit.ir.model import Model
+from rulekit.semantics import routing
 
 LEQ, MEMBER = 0, 6
 BATCH_NODES = 200_000  # plain trees are read this many nodes at a time (bounded memory)
@@ -165,10 +168,49 @@ def flatten(model: Model, full: bool = False) -> Forest:
             _add_block(forest, model, batch, sizes, nominal_column, full)
         batch, batch_nodes = ([(tree, targets)], n) if plain else ([], 0)
         if not plain:
-            _add_block(forest, model, [(tree, targets)], sizes, nominal_column, full)
+            _add_block(forest, model, [(reachable_part(tree, sizes), targets)], sizes, nominal_column, full)
     if batch:
         _add_block(forest, model, batch, sizes, nominal_column, full)
     return forest
+
+
+def reachable_part(tree, domain_sizes: list[int]):
+    """``tree`` without the subtrees that no row reaches, or ``tree`` itself when every node is reached.
+
+    Only a nominal split has such a branch: an edge whose codes all go to later edges (or that lists
+    none), which is neither the "other" edge nor the missing branch (:mod:`rulekit.semantics.routing`).
+    ONNX refuses a node or leaf that no branch names, while dropping the edge leaves every code, unseen
+    code and NaN routed as before (the dropped edge decided none of them). Nodes and edges keep their
+    order; a nominal split's branch numbers may then have gaps."""
+    succ = tree.succ
+    root = tree.graph["root"]
+    seen = {root}
+    stack = [root]
+    dropped = False
+    while stack:
+        node = stack.pop()
+        out = succ[node]
+        if not out:
+            continue
+        attrs = tree.nodes[node]
+        if attrs["kind"] == "nominal":
+            table = routing.nominal_table(out.values(), routing.missing_branch(attrs),
+                                          domain_sizes[attrs["feature"]])
+            used = set(table)
+            used.add(routing.missing_branch(attrs))
+            kids = [v for v, d in out.items() if d["branch"] in used]
+            dropped = dropped or len(kids) < len(out)
+        else:
+            kids = list(out)
+        seen.update(kids)
+        stack.extend(kids)
+    if not dropped:
+        return tree
+    part = nx.DiGraph()
+    part.graph.update(tree.graph)
+    part.add_nodes_from((v, d) for v, d in tree.nodes(data=True) if v in seen)
+    part.add_edges_from((u, v, d) for u, v, d in tree.edges(data=True) if v in seen)
+    return part
 
 
 _KIND = {"leaf": C.LEAF, "numeric": C.NUMERIC, "nominal": C.NOMINAL, "linear": C.LINEAR}
@@ -200,8 +242,8 @@ def read_trees(trees, domain_sizes: list[int], value_size: int) -> tuple[C.Compi
             elif b == 1:
                 right_edges.append((i, j))
             if attrs[i]["kind"] == "nominal":
-                kids.setdefault(i, []).append((j, d.get("values")))
-                if b == attrs[i]["missing"]:
+                kids.setdefault(i, []).append((j, d))
+                if routing.takes_missing(attrs[i], b):
                     miss_of[i] = j
     n = len(attrs)
     kind = np.fromiter((_KIND[a["kind"]] for a in attrs), np.int8, n)
@@ -217,7 +259,7 @@ def read_trees(trees, domain_sizes: list[int], value_size: int) -> tuple[C.Compi
         right[e[:, 0]] = e[:, 1]
     missing = np.zeros(n, np.int64)
     two_way = np.flatnonzero((kind == C.NUMERIC) | (kind == C.LINEAR))
-    miss_branch = np.fromiter((attrs[i]["missing"] for i in two_way), np.int64, two_way.size)
+    miss_branch = np.fromiter((routing.missing_branch(attrs[i]) for i in two_way), np.int64, two_way.size)
     missing[two_way] = np.where(miss_branch == 0, left[two_way], right[two_way])
     for i, j in miss_of.items():
         missing[i] = j
@@ -235,16 +277,13 @@ def read_trees(trees, domain_sizes: list[int], value_size: int) -> tuple[C.Compi
     linear = {int(i): (np.asarray(attrs[i]["features"], np.int64), np.asarray(attrs[i]["weights"]))
               for i in np.flatnonzero(kind == C.LINEAR)}
     nominal = {}
-    for i, children in kids.items():
-        table = np.full(domain_sizes[int(feature[i])] + 1, -1, np.int64)
-        for child, vals in children:  # as compile_tree: listed codes win, then "other", then missing
-            if vals is not None:
-                table[list(vals)] = child
-        for child, vals in children:
-            if vals is None:
-                table[table == -1] = child
-        table[table == -1] = missing[i]
-        nominal[i] = table
+    for i, children in kids.items():  # child per code, then unseen (rulekit.semantics.routing)
+        branches = routing.nominal_table([d for _, d in children], routing.missing_branch(attrs[i]),
+                                         domain_sizes[int(feature[i])])
+        child_of = np.zeros(max(d["branch"] for _, d in children) + 1, np.int64)  # gaps: see reachable_part
+        for j, d in children:
+            child_of[d["branch"]] = j
+        nominal[i] = child_of[np.asarray(branches, np.int64)]
     ct = C.CompiledTree(kind, feature, bound, left, right, missing, value, nominal, linear,
                         np.arange(n, dtype=np.int64))
     return ct, first

@@ -4,7 +4,7 @@ and links, and the float32 sums of ``average`` classifiers (:func:`combine_avg32
 The tree-ensemble operator sums in an order of its own, so each tree writes its float32 leaf value
 to a target of its own ([N, n_trees], exact in either operator type); a ``Scan`` then adds the
 columns in tree order in float32 (base-score trees first: ``0 + base`` is ``base``), each tree to
-its output. The links follow :mod:`rulekit.ir.float32`: exp computed in double and rounded once to
+its output. The links follow :mod:`rulekit.semantics.float32`: exp computed in double and rounded once to
 float32, every other step in float32; softmax sums its exps left to right in double.
 """
 
@@ -15,6 +15,7 @@ import dataclasses
 import numpy as np
 from onnx import TensorProto, helper
 
+from .decision import decision_label
 from .flatten import Forest
 from .graph import GraphBuilder
 from .labels import label_output
@@ -65,7 +66,7 @@ def sum32(gb: GraphBuilder, scores: str, outputs: list[int], n_outputs: int, bas
 
 
 def _exp(gb: GraphBuilder, x: str) -> str:
-    """exp in double, rounded once to float32 (as :func:`rulekit.ir.float32.exp32`)."""
+    """exp in double, rounded once to float32 (as :func:`rulekit.semantics.float32.exp32`)."""
     return gb.op("Cast", [gb.op("Exp", [gb.op("Cast", [x], to=TensorProto.DOUBLE)])], to=F)
 
 
@@ -99,16 +100,20 @@ def link32(gb: GraphBuilder, raw: str, link: str, n_outputs: int) -> str:
 
 def combine32(gb: GraphBuilder, model, forest: Forest, ensemble, elem: int) -> list:
     """Outputs of a float32-arithmetic boosted model: per-tree values, float32 sums, float32 link,
-    each output cast (exactly) to the graph's element type ``elem``."""
-    c = model.combiner
-    base_outputs = [k for k, b in enumerate(c.base_score) if b != 0.0]  # flatten's leading trees
-    outputs = base_outputs + [int(o) for o in (c.tree_output or (0,) * len(model.trees))]
-    raw = sum32(gb, ensemble(per_tree(forest)), outputs, c.n_outputs)
+    each output cast (exactly) to the graph's element type ``elem``. Layout (base, tree outputs),
+    link and label rule are ``model.reduction()``'s; a raw-score decision labels from the float32
+    sums (their probabilities may tie in float32 where the raw score does not)."""
+    red = model.reduction()
+    base_outputs = [k for k, b in enumerate(red.base) if b != 0.0]  # flatten's leading trees
+    raw = sum32(gb, ensemble(per_tree(forest)), base_outputs + list(red.outputs), red.width)
     if model.task == "regression":
         gb.op("Cast", [gb.to_vector(raw)], to=elem, out="prediction")
         return [helper.make_tensor_value_info("prediction", elem, ["N"])]
-    p = link32(gb, raw, c.link, c.n_outputs)
-    label_elem = label_output(gb, model.classes, p)
+    p = link32(gb, raw, red.link, red.width)
+    if red.label == "argmax":
+        label_elem = label_output(gb, model.classes, p)
+    else:
+        label_elem = decision_label(gb, model.classes, red, raw, np.float32)
     gb.op("Cast", [p], to=elem, out="probabilities")
     return [helper.make_tensor_value_info("label", label_elem, ["N"]),
             helper.make_tensor_value_info("probabilities", elem, ["N", model.n_classes])]
@@ -124,7 +129,7 @@ def _avg_body(width: int) -> object:
 
 
 def combine_avg32(gb: GraphBuilder, model, forest: Forest, ensemble, elem: int) -> list:
-    """Outputs of an ``average`` classifier with float32 arithmetic (:func:`rulekit.ir.float32.average32`):
+    """Outputs of an ``average`` classifier with float32 arithmetic (:func:`rulekit.semantics.float32.average32`):
     each tree writes its leaf's ``float32(v / n)`` to targets of its own (exact in either operator
     type, one weight per target), a ``Scan`` adds them in tree order in float32, two classes become
     ``[1 - s, s]``. The operator's own sum would do the same on one thread only."""

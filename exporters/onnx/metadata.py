@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from rulekit.ir.modelfile_training import KEY as TRAINING_KEY
+
 ENCODING = ("X[:, j] holds feature j of rulekit.features. Numeric features: the value (NaN = missing). "
             "Nominal features: the category code, the 0-based index of the value in the feature's "
             "domain (any other number, e.g. -1, = unseen category; NaN = missing).")
@@ -69,6 +71,9 @@ def model_metadata(model, *, dtype, opset: int, op_dtype=None) -> dict[str, str]
     meta = common(model, dtype=dtype, opset=opset, kind="model", op_dtype=op_dtype or dtype)
     meta["rulekit.combiner"] = model.combiner.model_dump_json()
     meta["rulekit.n_trees"] = str(len(model.trees))
-    if model.source:
-        meta["rulekit.source"] = json.dumps(model.source, default=str, ensure_ascii=False)
+    # where fit's training file lay on the machine that fitted (training_data: a local path and its
+    # hash, which `rules` reads) says nothing about the model and must not ship with it
+    source = {k: v for k, v in model.source.items() if k != TRAINING_KEY}
+    if source:
+        meta["rulekit.source"] = json.dumps(source, default=str, ensure_ascii=False)
     return meta

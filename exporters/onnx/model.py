@@ -7,7 +7,7 @@ Graph (N rows, F features)::
               └─ oblique tests in float64 (Mul/Add left to right, <= b; NaN -> the missing side)
     scores ─ [Div n_trees] | [Sigmoid | Softmax] ─ [Gemm: 1 - p1, p1] ─ probabilities ─ ArgMax ─ [Gather] ─ label
 
-Arithmetic follows :mod:`rulekit.ir.model`: averages are summed then divided by the number of trees
+Arithmetic follows :mod:`rulekit.semantics.combiners` (``Model.reduction()``): averages are summed then divided by the number of trees
 (inside the operator when each leaf has one weight), boosting starts from the base score (leading
 one-leaf trees) and applies Sigmoid/Softmax as explicit operators (never the operator's
 post_transform), binary models carry class 1 only and take ``p0 = 1 - p1``; a combiner's raw-score
@@ -23,11 +23,12 @@ from onnx import TensorProto, helper
 
 from rulekit.ir.model import Model
 
+from .decision import decision_label
 from .ensemble import emit_v3, emit_v5
 from .flatten import Forest, flatten
 from .float32 import combine32, combine_avg32
 from .graph import GraphBuilder
-from .labels import is_range, label_output
+from .labels import label_output
 from .metadata import model_metadata
 from .size import check_size, estimate_model_bytes
 
@@ -41,9 +42,9 @@ def accumulator(model: Model, dtype, accumulate: str) -> np.dtype:
     issue #20), and unbounded scores cancel."""
     if np.dtype(dtype) == np.float64 or accumulate == "float":
         return np.dtype(dtype)
-    c = model.combiner
-    if (accumulate == "double" or model.task == "regression" or c.kind == "sum"
-            or c.kind == "average" and c.arithmetic != "float32"):
+    red = model.reduction()
+    if (accumulate == "double" or model.task == "regression" or red.kind == "sum"
+            or red.kind == "average" and not red.float32):
         return np.dtype(np.float64)
     return np.dtype(np.float32)
 
@@ -91,10 +92,10 @@ def in_tree_order(model: Model, op_dtype, accumulate: str, opset: int) -> bool:
     operator (:func:`_average_in_order`): onnxruntime's multi-threaded TreeEnsemble merges partial
     sums in its own order, which labels exact ties otherwise than scikit-learn (issue #20,
     docs/engines.md). Opset 5 only (opset 3's double mode gathers [N, trees, targets])."""
-    c = model.combiner
+    red = model.reduction()
     return (accumulate == "auto" and opset == 5 and np.dtype(op_dtype) == np.float64
-            and model.task == "classification" and c.kind == "average" and c.arithmetic is None
-            and len(model.trees) > 1)
+            and model.task == "classification" and red.kind == "average" and not red.float32
+            and red.n_trees > 1)
 
 
 def _add_body(elem: int, width: int) -> object:
@@ -185,12 +186,12 @@ def _combine(gb: GraphBuilder, model: Model, forest: Forest, ensemble, dtype, el
     by an explicit Div. Boosting: base scores are leading one-leaf trees, then Sigmoid or Softmax.
     Two classes: the operator carries class 1 and ``p0 = 1 - p1``.
     """
-    c = model.combiner
-    if c.kind == "sum" and c.arithmetic == "float32":
+    red = model.reduction()
+    if red.kind == "sum" and red.float32:
         return combine32(gb, model, forest, ensemble, elem)
-    if c.kind == "average" and c.arithmetic == "float32":
+    if red.scale == "term":
         return combine_avg32(gb, model, forest, ensemble, elem)
-    averaged = c.kind in ("average", "vote")
+    averaged = red.scale == "end"
     in_op = averaged and forest.width == 1
     if model.task == "regression":
         raw = ensemble(average=in_op)
@@ -199,14 +200,14 @@ def _combine(gb: GraphBuilder, model: Model, forest: Forest, ensemble, dtype, el
         gb.to_vector(raw, out="prediction")
         return [helper.make_tensor_value_info("prediction", elem, ["N"])]
     label_elem = None
-    if c.kind == "sum":
+    if red.kind == "sum":
         raw = ensemble()
-        if c.link == "softmax":
+        if red.link == "softmax":
             gb.op("Softmax", [raw], axis=1, out="probabilities")
         else:
             _two_classes(gb, gb.op("Sigmoid", [raw], hint="p1"), dtype)
-        if c.decision is not None:
-            label_elem = _decision_label(gb, model, c, raw, dtype)
+        if red.label != "argmax":
+            label_elem = decision_label(gb, model.classes, red, raw, dtype)
     elif forest.width == 1:  # two classes: class 1 only
         _two_classes(gb, ensemble(average=in_op), dtype)
     elif averaged:
@@ -218,19 +219,6 @@ def _combine(gb: GraphBuilder, model: Model, forest: Forest, ensemble, dtype, el
         label_elem = label_output(gb, model.classes, "probabilities")
     return [helper.make_tensor_value_info("label", label_elem, ["N"]),
             helper.make_tensor_value_info("probabilities", elem, ["N", model.n_classes])]
-
-
-def _decision_label(gb: GraphBuilder, model: Model, c, raw: str, dtype) -> int:
-    """The label from raw scores, as scikit-learn's boosting decides: sigmoid ``classes[1]`` iff
-    ``raw >= 0`` ("raw>=0") or ``raw > 0`` ("raw>0"); softmax: argmax of the raw scores."""
-    if c.link == "softmax":
-        return label_output(gb, model.classes, raw)
-    zero = gb.const(np.zeros((), dtype=dtype), "zero")
-    hit = gb.to_vector(gb.op("GreaterOrEqual" if c.decision == "raw>=0" else "Greater", [raw, zero]))
-    if is_range(model.classes):
-        gb.op("Cast", [hit], to=TensorProto.INT64, out="label")
-        return TensorProto.INT64
-    return label_output(gb, model.classes, index=gb.op("Cast", [hit], to=TensorProto.INT64))
 
 
 def _two_classes(gb: GraphBuilder, p1: str, dtype) -> None:

@@ -2,6 +2,11 @@
 """Helpers pasted into every generated module (this file is read as text, never imported by it).
 
 Sections are cut out by the ``#: section`` markers below, so a module carries only what it uses.
+
+Why one file of ~700 lines: it is not a module but the text library of generated code; each
+section is one unit (row input, walking, float math, finishing the combiner, columns, batches,
+rule bases), and text.runtime() reads them from this one file. The combiner arithmetic here
+spells :mod:`rulekit.semantics.combiners` in plain Python (``_proba``, ``_label``, ``_rb_combine``).
 """
 
 #: section common
@@ -586,10 +591,9 @@ def _rb_combine(hits):
                 raw[k] = _r32(raw[k])
         if _TASK == "regression":
             return raw[:1], -1
-        if _F32:
+        if _F32:  # XGBoost's float32 link; the raw-score decision below still decides
             proba = _proba32(raw)
-            return proba, _argmax(proba)
-        if _LINK == "sigmoid":
+        elif _LINK == "sigmoid":
             p = _sigmoid(raw[0])
             proba = [1.0 - p, p]
         else:
@@ -686,10 +690,9 @@ def _rb_combine_batch(hits, vec, n):
         raw = raw.astype(np.float64)
         if _TASK == "regression":
             return raw[:, :1], None
-        if _F32:
+        if _F32:  # XGBoost's float32 link; the raw-score decision below still decides
             proba = _proba32_batch(raw)
-            return proba, np.argmax(proba, axis=1)
-        if _LINK == "sigmoid":
+        elif _LINK == "sigmoid":
             p = np.array([_sigmoid(r) for r in raw[:, 0].tolist()], np.float64)
             proba = np.column_stack([1.0 - p, p])
         else:

@@ -24,6 +24,7 @@ import numpy as np
 
 from rulekit import semantics
 from rulekit.errors import ExportError
+from rulekit.semantics import routing
 
 LEAF, NUMERIC, NOMINAL, LINEAR = 0, 1, 2, 3
 _KIND = {"leaf": LEAF, "numeric": NUMERIC, "nominal": NOMINAL, "linear": LINEAR}
@@ -74,7 +75,7 @@ def flatten_tree(graph: nx.DiGraph, domain_sizes: list[int]) -> Tree:
             kids.append(tuple(children))
         if kind == NOMINAL:
             i = index[node]
-            t.route[i] = _route(out, a["missing"], domain_sizes[a["feature"]])
+            t.route[i] = _route(out, routing.missing_branch(a), domain_sizes[a["feature"]])
         elif kind == LINEAR:
             t.linear[index[node]] = (tuple(a["features"]), tuple(map(float, a["weights"])))
     t.kids = kids
@@ -83,21 +84,11 @@ def flatten_tree(graph: nx.DiGraph, domain_sizes: list[int]) -> Tree:
 
 
 def _route(out: dict, missing: int, size: int) -> tuple[int, ...]:
-    """Branch taken by each nominal code, as in ``rulekit.ir.compiled``: slot ``code + 2``.
-
-    Slot 0 is a missing value, slot 1 a value outside the domain ("other" branch, else the missing
-    branch), then codes 0..size-1 (listed values; else "other"; else the missing branch)."""
-    branch_of = {c: d["branch"] for c, d in out.items()}
-    table = [-1] * (size + 1)  # codes 0..size-1, then unseen
-    for child, data in out.items():
-        vals = data.get("values")
-        if vals is None:
-            table = [branch_of[child] if b == -1 else b for b in table]
-        else:
-            for code in vals:
-                table[code] = branch_of[child]
-    table = [missing if b == -1 else b for b in table]
-    return (missing, table[size], *table[:size])
+    """Branch taken by each nominal code (:func:`rulekit.semantics.routing.nominal_table`), spelled
+    for the generated module: slot ``code + 2``, i.e. slot 0 a missing value, slot 1 a value outside
+    the domain, then codes 0..size-1."""
+    table = routing.nominal_table(out.values(), missing, size)
+    return (missing, routing.unseen_branch(table), *table[:size])
 
 
 def set_bounds(trees: list[Tree]) -> None:

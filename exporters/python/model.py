@@ -18,6 +18,7 @@ import numpy as np
 
 from rulekit.errors import ExportError
 from rulekit.ir.model import Model
+from rulekit.semantics import combiners
 
 from . import flat
 from .nested import TRAMPOLINE, Layout, emit_tree
@@ -58,11 +59,12 @@ class _Writer:
         self.tab = table
         self.form = form
         self.c = model.combiner
+        self.red = model.reduction()  # the combiner as data (rulekit.semantics.combiners)
         self.cls = model.task == "classification"
         self.single = self.c.kind == "single"
-        self.f32 = self.c.kind == "sum" and self.c.arithmetic == "float32"  # XGBoost's arithmetic
-        self.avg32 = self.c.kind == "average" and self.c.arithmetic == "float32"  # onnxruntime's float sums
-        self.n_out = self.c.n_outputs if self.c.kind == "sum" else model.leaf_value_size
+        self.f32 = self.red.kind == "sum" and self.red.float32  # XGBoost's arithmetic
+        self.avg32 = self.red.scale == "term"  # onnxruntime's float sums: float32(v / n) in float32
+        self.n_out = self.red.width
         kinds = {k for t in trees for k in t.kind}
         precisions = {th[2] for t in trees for th in t.threshold if th is not None}
         nominal_used = flat.NOMINAL in kinds
@@ -158,9 +160,8 @@ class _Writer:
         lines.append(f"_NOUT = {self.n_out}")
         lines.append(f"_F32 = {getattr(c, 'arithmetic', None) == 'float32'}")
         if c.kind == "sum":
-            lines.append(f"_BASE = {tuple_of([num(b) for b in c.base_score])}")
-            outs = c.tree_output or (0,) * len(m.trees)
-            lines.append(f"_TOUT = ({', '.join(map(str, outs))},)")
+            lines.append(f"_BASE = {tuple_of([num(b) for b in self.red.base])}")
+            lines.append(f"_TOUT = ({', '.join(map(str, self.red.outputs))},)")
         else:
             lines.append("_BASE = ()")
             lines.append("_TOUT = ()")
@@ -284,10 +285,10 @@ class _Writer:
             acc = [f"p{k}" for k in range(self.n_out)]
             if self.c.kind == "sum":
                 for k in range(self.n_out):
-                    body.append(INDENT[3] + f"p{k} = {num(self.c.base_score[k])}")
+                    body.append(INDENT[3] + f"p{k} = {num(self.red.base[k])}")
             else:
                 body.append(INDENT[3] + " = ".join(acc) + " = 0.0")
-            outs = self.c.tree_output or (0,) * len(self.trees)
+            outs = self.red.outputs or (0,) * len(self.trees)
             access = lambda f: f"x{f}"  # noqa: E731
             for ti, t in enumerate(self.trees):
                 body.append(INDENT[3] + f"# tree {ti}")
@@ -315,9 +316,9 @@ class _Writer:
             elif kind == "sum":
                 texts[i] = [f"p{out} += {reps[n]}"]
             elif kind == "vote":
-                texts[i] = [f"p{v.index(max(v))} += 1.0"]
+                texts[i] = [f"p{combiners.vote_of(v)} += 1.0"]
             elif self.avg32:  # float32(v / n) added in float32
-                lits = nums([float(np.float32(x / len(self.trees))) for x in v]).split(", ")
+                lits = nums([combiners.term(self.red, x) for x in v]).split(", ")
                 texts[i] = [f"p{k} = _r32(p{k} + {lits[k]})" for k, x in enumerate(v) if x != 0.0] or ["pass"]
             else:
                 base = n * width

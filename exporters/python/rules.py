@@ -24,6 +24,7 @@ from rulekit.errors import ExportError
 from rulekit.rules import boxes as bx
 from rulekit.rules import engine
 from rulekit.rules.base import And, Not, Or, RuleBase
+from rulekit.semantics import intervals
 
 from .text import INDENT, PRELUDE, api_listing, doc, nominal_tables, num, packed, runtime, tuple_of, value
 
@@ -47,14 +48,14 @@ _NEG = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
 
 def _lower(at: float) -> tuple[str, str]:
     """``x >= at`` or the same test as ``x > prev(at)`` when that prints shorter (`x > 2.5`)."""
-    prev = math.nextafter(at, -math.inf)
+    prev = intervals.next_down(at)
     a, b = num(at), num(prev)
     return (">", b) if len(b) < len(a) and math.isfinite(prev) else (">=", a)
 
 
 def _upper(at: float) -> tuple[str, str]:
     """``x <= at`` or the same test as ``x < next(at)`` when that prints shorter."""
-    nxt = math.nextafter(at, math.inf)
+    nxt = intervals.next_up(at)
     a, b = num(at), num(nxt)
     return ("<", b) if len(b) < len(a) and math.isfinite(nxt) else ("<=", a)
 
@@ -62,7 +63,7 @@ def _upper(at: float) -> tuple[str, str]:
 class _Cond:
     """Writes conditions as Python expressions, per row (``vector=False``) or per column (numpy)."""
 
-    def __init__(self, schema: bx.Schema, vector: bool, cache: dict):
+    def __init__(self, schema: bx.LiteralSchema, vector: bool, cache: dict):
         self.schema = schema
         self.vector = vector
         self.cache = cache  # condition id -> (condition, boxes or None), shared by both passes
@@ -249,7 +250,7 @@ class _RulesWriter:
     def __init__(self, rb: RuleBase):
         self.rb = rb
         self.cache: dict = {}
-        self._schema = bx.Schema(rb)
+        self._schema = bx.LiteralSchema(rb)
         self.out = engine.outcomes(rb)
         self.cls = rb.task == "classification"
         self.groups = engine.groups(rb) if rb.combiner is not None else None
@@ -258,7 +259,7 @@ class _RulesWriter:
             raise ExportError(f"the combiner names {len(rb.combiner.tree_output)} trees but the rules "
                               f"form {len(self.groups)} groups")
 
-    def schema(self) -> bx.Schema:
+    def schema(self) -> bx.LiteralSchema:
         return self._schema
 
     def module(self) -> str:

@@ -17,6 +17,18 @@ CHUNK = 32  # terms per AND/OR group: expression depth grows as CHUNK * log_CHUN
 TRUE = "1 = 1"
 FALSE = "1 = 0"
 _DBL_MAX = 1.7976931348623157e308
+# An oblique sum of +inf and -inf (or 0 * inf) is NaN, which every backend routes like a missing
+# value (rulekit.ir.compiled). Per dialect, how a NaN sum becomes NULL, only where the engine
+# computes NaN: SQLite already gives NULL, MariaDB/MySQL and T-SQL doubles cannot hold inf or NaN.
+# NULLIF works where NaN = NaN is true (DuckDB, PostgreSQL, Spark, Snowflake); BigQuery's is false.
+# docs/engines.md ("NaN sums") has what each engine gives for inf - inf.
+NAN_SUM: dict[str, str] = {
+    "duckdb": "NULLIF({0}, CAST('NaN' AS DOUBLE))",
+    "postgres": "NULLIF({0}, CAST('NaN' AS DOUBLE PRECISION))",
+    "spark": "NULLIF({0}, CAST('NaN' AS DOUBLE))",
+    "snowflake": "NULLIF({0}, CAST('NaN' AS DOUBLE))",
+    "bigquery": "IF(IS_NAN({0}), NULL, {0})",
+}
 
 
 def le(d: Dialect, col: str, b: float) -> str:
@@ -74,8 +86,11 @@ def in_list(col: str, values: list[str], negated: bool = False) -> str:
 
 
 def linear_sum(d: Dialect, terms: list[tuple[float, str]]) -> str:
-    """``w0 * x0 + w1 * x1 + ...``: products, then a left-to-right sum, as float64 arithmetic does."""
-    return "(" + " + ".join(f"{d.number(w)} * {col}" for w, col in terms) + ")"
+    """``w0 * x0 + w1 * x1 + ...``: products, then a left-to-right sum, as float64 arithmetic does;
+    NULL where the sum is NaN (:data:`NAN_SUM`), so it takes the missing side like a NULL input."""
+    total = "(" + " + ".join(f"{d.number(w)} * {col}" for w, col in terms) + ")"
+    nan_to_null = NAN_SUM.get(d.name)
+    return total if nan_to_null is None else nan_to_null.format(total)
 
 
 def join(terms: list[str], op: str) -> str:
@@ -107,5 +122,5 @@ def sum_terms(terms: list[str]) -> str:
     return " + ".join(terms)
 
 
-__all__ = ["CHUNK", "FALSE", "TRUE", "case", "gt", "in_list", "interval", "is_null", "join", "le",
+__all__ = ["CHUNK", "FALSE", "NAN_SUM", "TRUE", "case", "gt", "in_list", "interval", "is_null", "join", "le",
            "linear_sum", "sum_terms", "with_missing"]

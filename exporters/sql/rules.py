@@ -1,7 +1,7 @@
 """Rule conditions as SQL boolean expressions, literal by literal, in three-valued logic.
 
 Each literal is written from the exact value set the rule engine gives it
-(:meth:`rulekit.rules.boxes.Schema.literal_set`): closed float64 intervals from canonical boundaries,
+(:meth:`rulekit.rules.boxes.LiteralSchema.literal_set`): closed float64 intervals from canonical boundaries,
 domain codes for nominal tests. A literal is NULL when its column is NULL (``is missing`` excepted),
 so SQL's AND/OR/NOT are the engine's Kleene logic. Conditions are walked with an explicit stack.
 """
@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from rulekit.exporters.sql import expr
 from rulekit.exporters.sql.trees import ALWAYS, Columns
 from rulekit.rules.base import And, IsMissing, Not, Or
+from rulekit.semantics import intervals
 
 
 def _lower(d, col: str, at: float) -> str | None:
     """``col >= at`` for a closed lower bound (None: unbounded)."""
     if at == -math.inf:
         return None
-    below = float(np.nextafter(at, -math.inf))
-    return expr.gt(d, col, below)  # x >= at  <=>  x > prev(at); prev(-DBL_MAX) = -inf is handled
+    return expr.gt(d, col, intervals.next_down(at))  # x >= at  <=>  x > prev(at); prev(-DBL_MAX) = -inf is handled
 
 
 def _upper(d, col: str, at: float) -> str | None:
@@ -35,11 +33,11 @@ class RuleConditions:
     """Renders conditions of one rule base for one dialect (literals cached by their value set)."""
 
     def __init__(self, rb, cols: Columns):
-        from rulekit.rules.boxes import Schema  # noqa: PLC0415
+        from rulekit.rules.boxes import LiteralSchema  # noqa: PLC0415
 
         self.rb = rb
         self.cols = cols
-        self.schema = Schema(rb)
+        self.schema = LiteralSchema(rb)
         self._cache: dict = {}
 
     def literal(self, lit) -> str:

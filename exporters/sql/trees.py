@@ -23,6 +23,7 @@ from rulekit.exporters.sql import expr
 from rulekit.exporters.sql.dialect import Dialect
 from rulekit.ir.model import Feature
 from rulekit.ir.tree import children_by_branch, iter_preorder, root_of
+from rulekit.semantics import routing
 
 ALWAYS = ""  # a per-feature constraint every row satisfies
 
@@ -108,7 +109,7 @@ class TreeSQL:
             if kind == "leaf":
                 continue
             self.kids[n] = children_by_branch(tree, n)
-            m = a["missing"]
+            m = routing.missing_branch(a)
             if kind == "numeric":
                 col = cols.names[a["feature"]]
                 self.info[n] = ("n", ("n", a["feature"]), col, bounds[n], m)
@@ -279,24 +280,13 @@ def _boundaries(tree: nx.DiGraph, nodes: list) -> dict:
 
 
 def _routes(tree: nx.DiGraph, node, cols: Columns) -> tuple[list[frozenset], int]:
-    """Codes each branch of a nominal split takes (-1 = unseen) and the branch unseen values take,
-    built exactly as :func:`rulekit.ir.compiled.compile_tree` routes them."""
+    """Codes each branch of a nominal split takes (-1 = unseen) and the branch unseen values take
+    (:mod:`rulekit.semantics.routing`)."""
     a = tree.nodes[node]
     size = len(cols.features[a["feature"]].domain or ())
-    table = [-1] * (size + 1)
-    for child, data in tree.succ[node].items():
-        vals = data.get("values")
-        if vals is None:
-            table = [data["branch"] if t == -1 else t for t in table]
-        else:
-            for code in vals:
-                table[code] = data["branch"]
-    table = [a["missing"] if t == -1 else t for t in table]
-    n_branches = len(tree.succ[node])
-    accepted = [set() for _ in range(n_branches)]
-    for code, br in enumerate(table):
-        accepted[br].add(-1 if code == size else code)
-    return [frozenset(s) for s in accepted], table[size]
+    out = tree.succ[node]
+    table = routing.nominal_table(out.values(), routing.missing_branch(a), size)
+    return routing.codes_by_branch(table, len(out)), routing.unseen_branch(table)
 
 
 __all__ = ["ALWAYS", "Columns", "TreeSQL"]

@@ -19,6 +19,7 @@ import numpy as np
 from rulekit import progress
 from rulekit.errors import DataError, RulekitError
 from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
+from rulekit.ir import modelfile_training as training
 from rulekit.table import CsvColumns, read_csv
 from rulekit.util import count
 
@@ -200,6 +201,15 @@ def _as_int(v):
     return int(f) if math.isfinite(f) and f == int(f) else v
 
 
+def _stamp(path: Path) -> tuple[int, str] | None:
+    """(byte size, sha256) of the data file, taken before it is read; None when it is not a file
+    (the reader then says what is wrong)."""
+    if not path.is_file():
+        return None
+    with progress.phase(f"hashing {path}"):
+        return path.stat().st_size, training.file_sha256(path)
+
+
 def make_estimator(*, algorithm: str, task: str, criterion: str | None, max_depth: int | None,
                    min_samples_leaf: int, prune: str, ensemble: str | None, n_trees: int, seed: int,
                    unseen: str | None = None):
@@ -262,6 +272,7 @@ def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion:
 
     check_output_path(output)
     check_distinct(output, data=data, prune_data=prune_data)
+    stamp = _stamp(data)
     X, y, task = _split(data, target, task, quiet, na_values=na_values)
     est = make_estimator(algorithm=algorithm, task=task, criterion=criterion, max_depth=max_depth,
                          min_samples_leaf=min_samples_leaf, prune=prune, ensemble=ensemble,
@@ -288,6 +299,10 @@ def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion:
         raise RulekitError(f"{data}: {err}") from None
     with progress.phase(f"writing {output}"):
         model = est.model_
+        if stamp is not None:  # where the rows came from, for `rules --prune-data` (docs/rules.md)
+            model.source[training.KEY] = training.training_record(
+                data, model_path=output, target=target, rows=len(X), na_values=na_values,
+                sha256=stamp[1], size=stamp[0])
         write_atomic(output, dumps_model(model))
     if not quiet:
         with progress.phase("scoring the training data"):

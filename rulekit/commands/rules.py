@@ -9,8 +9,9 @@ from rulekit import progress
 from rulekit.commands.source import describe, load_source
 from rulekit.errors import DataError, RulekitError
 from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_written, write_atomic
-from rulekit.table import check_columns, located, read_csv
+from rulekit.table import CsvColumns, check_columns, located, read_csv
 from rulekit.ir.model import Model
+from rulekit.ir.modelfile_training import KEY, find_training_rows
 from rulekit.util import count
 
 
@@ -19,6 +20,9 @@ from rulekit.util import count
 # of the binomial bound, is enough. Measured in docs/rules.md: real data 0.927 -> 0.930, planted
 # concepts 51/54 exact either way.
 HELD_OUT_CF = 0.5
+
+# `--train-data none`: do not use the training rows that `fit` recorded in the model file
+TRAIN_DATA_NONE = "none"
 
 
 def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: Path,
@@ -37,7 +41,9 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     default :data:`HELD_OUT_CF` on the default path, C4.5's 0.25 with ``prune="pessimistic"``;
     ``min_rules``: when the MDL choice leaves fewer rules, choose without it and keep at least that
     many. ``train_data``: the CSV the tree was grown on; each class's rules are then chosen on it and
-    the pruning data together (C4.5rules' own data; a small pruning set alone cannot)."""
+    the pruning data together (C4.5rules' own data; a small pruning set alone cannot). Without it,
+    the training CSV that ``fit`` recorded in the model file is used when it is there with the
+    same sha256 (one line on stderr says so, or why not); ``Path("none")`` opts out."""
     from rulekit import dsl
     from rulekit.rules import to_rules
     from rulekit.rules.boxes import count_literals, forget_boxes, no_gc
@@ -46,6 +52,9 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
 
     if select not in ("mdl", "none"):
         raise RulekitError(f"--select must be mdl or none (got {select!r})")
+    opted_out = train_data is not None and str(train_data) == TRAIN_DATA_NONE
+    if opted_out:
+        train_data = None
     if train_data is not None and (induce or prune_data is None):
         raise RulekitError("--train-data helps choose pruned rules: it needs --prune-data (not --induce)")
     if (cf is not None or min_rules) and (induce or prune_data is None):
@@ -75,9 +84,14 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     if data is not None:
         check_prune_data(data, obj)
     train = None
+    train_na, recorded, said = na_values, False, None
+    if train_data is None and data is not None and not opted_out:
+        train_data, train_na, recorded, said = _recorded_training(obj, model, output, quiet)
     if train_data is not None:
         with progress.phase(f"reading {train_data}"):
-            train = read_csv(train_data, na_values)
+            train = read_csv(train_data, train_na)
+        if recorded:  # fit left out the rows without a target: so do its rules
+            train = _labelled(train, obj.source[KEY].get("target") or obj.target)
         check_prune_data(train, obj)
         with located(train, obj.features):  # a bad cell named in this file, not in the pooled rows
             to_matrix(train, obj.features)
@@ -96,6 +110,8 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     with progress.phase(f"writing {output} ({describe(rb)})"), no_gc():
         text = dsl.dumps(rb, exact=exact)
         write_atomic(output, text)
+    if said is not None:
+        print(f"rulekit: {said}", file=sys.stderr)
     if not quiet:
         for line in steps.lines():
             print(f"rulekit: {line}", file=sys.stderr)
@@ -110,6 +126,32 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         n_lit = sum(count_literals(r.condition) for r in rb.rules)
         report_written(output, f"{count(len(rb.rules), 'rule')}, {count(n_lit, 'condition')}")
     return 0
+
+
+def _recorded_training(obj: Model, model: Path, output,
+                       quiet: bool) -> tuple[Path | None, str | None, bool, str | None]:
+    """(the training CSV ``fit`` recorded in the model file, its NA texts, True, the line saying
+    so -- None under -q) when it is there unchanged; else (None, None, False, the line saying why
+    not, when there is a record: also under -q, since the rules differ from what the same command
+    gave while the file was there). The line is printed once the rules are written, so that an
+    error stays the only line."""
+    found, rec, line = find_training_rows(obj.source, model)
+    if found is None:
+        return None, None, False, None if line is None else f"note: {line}"
+    check_distinct(output, train_data=found)
+    return found, rec.get("na_values"), True, None if quiet else line
+
+
+def _labelled(cols: CsvColumns, target: str | None) -> CsvColumns:
+    """The rows whose target cell is not empty (``fit`` learns from those only)."""
+    labels = cols.get(target) if target is not None else None
+    if labels is None or all(v != "" for v in labels):
+        return cols
+    keep = [i for i, v in enumerate(labels) if v != ""]
+    out = CsvColumns((k, [v[i] for i in keep]) for k, v in cols.items())
+    out.path, out.header = cols.path, cols.header
+    out.lines = [cols.lines[i] for i in keep] if getattr(cols, "lines", None) else []
+    return out
 
 
 def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None, cf: float | None = None) -> None:

@@ -25,7 +25,7 @@ from rulekit.errors import RulekitError
 from rulekit.ir.model import Model
 from rulekit.rules import to_rules
 from rulekit.rules.base import RuleBase
-from rulekit.rules.boxes import Schema, box_condition
+from rulekit.rules.boxes import LiteralSchema, box_condition
 
 MAX_REGIONS_KEPT = 10_000  # regions rendered as text (all are counted)
 MAX_MODEL_PATHS = 2_000
@@ -107,7 +107,7 @@ def diff(a: Model | RuleBase, b: Model | RuleBase, X: Any = None, y: Any = None,
         else:
             out.regions_computed = True
             out.n_regions = sum(len(r.boxes) for r in found)
-            schema = Schema(RuleBase(task=a.task, features=features, classes=None))
+            schema = LiteralSchema(RuleBase(task=a.task, features=features, classes=None))
             for r in found:
                 for box in r.boxes:
                     if len(out.regions) >= MAX_REGIONS_KEPT:

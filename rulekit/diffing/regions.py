@@ -31,7 +31,7 @@ import pandas as pd
 from rulekit.errors import RulekitError
 from rulekit.ir.model import Feature, Model
 from rulekit.rules.base import Linear, RuleBase
-from rulekit.rules.boxes import (Box, NomSet, NumSet, Schema, TooComplex, complement, condition_boxes,
+from rulekit.rules.boxes import (Box, LiteralSchema, NomSet, NumSet, TooComplex, complement, condition_boxes,
                                  iter_literals, merge_boxes, no_gc)
 from rulekit.rules.extract import extract
 
@@ -93,7 +93,7 @@ def layer_sizes(side: Model | RuleBase) -> list[int]:
     return list(sizes.values()) or [1]
 
 
-def _layers(rb: RuleBase, schema: Schema) -> list[list[list[Box]]]:
+def _layers(rb: RuleBase, schema: LiteralSchema) -> list[list[list[Box]]]:
     """Per layer, the condition of each of its first-hit rules as boxes."""
     rule_boxes = []
     for i, r in enumerate(rb.rules):
@@ -227,7 +227,7 @@ def cells_of(a: Model | RuleBase, b: Model | RuleBase, features: tuple[Feature, 
         if _has_linear(rb):
             raise RegionsSkipped("oblique (linear) tests: their boxes are not exact per feature")
         shell = rb.model_copy(update={"features": features, "rules": ()})
-        schema = Schema(shell)
+        schema = LiteralSchema(shell)
         layers.append([partition(layer, budget) for layer in _layers(rb, schema)])
     # interleave A's and B's layers: tree t of one side overlays tree t of the other first
     order = [p for pair in zip(layers[0], layers[1]) for p in pair]

@@ -18,6 +18,7 @@ from rulekit.diffing.regions import aligned_proba, same_label
 from rulekit.ir.model import Model
 from rulekit.rules import engine
 from rulekit.rules.base import RuleBase
+from rulekit.semantics import combiners
 
 
 class RowChange(BaseModel):
@@ -72,16 +73,19 @@ def codes(values: Any, classes: list) -> np.ndarray:
 
 def scores(side: Any, X: Any) -> tuple[np.ndarray, np.ndarray | None]:
     """(predictions, probabilities or None) of one side, from one scoring pass instead of two: a
-    rule base through ``engine.predict_with_proba``; a model without a raw-score decision labels a
-    row with the argmax of its probabilities (``Model.predict``)."""
+    rule base through ``engine.predict_with_proba``; a model's raw scores once, then probabilities
+    and labels by the combiner reference (:mod:`rulekit.semantics.combiners`), as ``Model.predict``
+    and ``Model.predict_proba`` compute them (a raw-score decision included)."""
     if side.task != "classification":
         return np.asarray(side.predict(X)), None
     if isinstance(side, RuleBase):
         labels, P = engine.predict_with_proba(side, X)
         return np.asarray(labels), P
+    if isinstance(side, Model):
+        red, raw = side.reduction(), side.raw_output(X)
+        P = combiners.probabilities(red, raw)
+        return side.label_array()[combiners.label_index(red, raw, P)], P
     P = np.asarray(side.predict_proba(X), np.float64)
-    if isinstance(side, Model) and not (side.combiner.kind == "sum" and side.combiner.decision is not None):
-        return side.label_array()[np.argmax(P, axis=1)], P
     return np.asarray(side.predict(X)), P
 
 
@@ -117,7 +121,7 @@ def row_diff(a, b, X: Any, y: Any = None, *, lines: list[int] | None = None, exa
                       max_abs_dproba=float(np.nanmax(dmax)) if n else None,
                       mean_abs_dproba=float(np.nanmean(dmax)) if n else None)
         if y is not None:
-            out.confusion = _confusion(classes, codes(y, classes), ka, kb)
+            out.confusion = confusion_of(classes, codes(y, classes), ka, kb)
     idx = np.flatnonzero(changed)
     out.changed_rows = idx.tolist()
     ys = None if y is None else np.asarray(y, dtype=object)
@@ -132,7 +136,7 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
-def _confusion(classes: list, ky: np.ndarray, ka: np.ndarray, kb: np.ndarray) -> Confusion:
+def confusion_of(classes: list, ky: np.ndarray, ka: np.ndarray, kb: np.ndarray) -> Confusion:
     K = len(classes)
     known = ky >= 0
     tables = []

@@ -20,11 +20,12 @@ from rulekit.dsl.diagnostics import Diagnostic, make
 from rulekit.dsl.parser import _STMT_START, Parsed
 from rulekit.rules import boxes
 from rulekit.rules.base import Rule
+from rulekit.semantics import intervals
 
 _HEADER_WORDS = ("rulebase", "target", "feature", "semantics", "precision", "combiner", "default", "group")
 
 
-#: threshold bounds the rule algebra keeps between edits: :mod:`rulekit.rules.boxes` keeps up to
+#: threshold bounds the rule algebra keeps between edits: :mod:`rulekit.semantics.intervals` keeps up to
 #: 2**20 (~196 bytes each), one per threshold ever typed, in a server that lives for days
 CANONICAL_KEPT = 1 << 16
 
@@ -33,8 +34,8 @@ def forget() -> None:
     """After a lint: drop the rule algebra's per-condition cache (keyed by objects of a parse that is
     gone) and, past :data:`CANONICAL_KEPT` entries, its per-threshold cache."""
     boxes.forget_boxes()
-    if len(boxes._CANON) > CANONICAL_KEPT:  # (boxes offers no public trim; it is BIG's module)
-        boxes._CANON.clear()
+    if intervals.known() > CANONICAL_KEPT:
+        intervals.forget()
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,8 @@ conclusions every export would emit wrong (the whole-base checks are in :mod:`ru
 * a test implied by the rule's other tests (``x > 3 and x > 5``), or always true.
 
 Reasoning is per feature, in the rule base's own comparison semantics: every numeric test becomes
-the canonical float64 interval test of :func:`rulekit.semantics.canonical` (so float32 rule bases
-are judged by what float32 comparisons do), nominal tests become sets of domain values (plus
+its float64 intervals of :mod:`rulekit.semantics.intervals` (so float32 rule bases are judged by
+what float32 comparisons do), nominal tests become sets of domain values (plus
 "a value outside the domain"), and missing values follow three-valued logic (a test on a missing
 value is undecided; ``not`` keeps it undecided; only ``is missing`` matches it). Tests this cannot
 represent (oblique sums, ``or`` across features) are skipped, never guessed: a warning is only given
@@ -19,13 +19,12 @@ when it is certain. Nothing here recurses.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, NamedTuple
 
-from rulekit import semantics
 from rulekit.dsl import lint_regions
 from rulekit.dsl.lint_base import DEFAULT, Finding, base_findings
 from rulekit.rules.conditions import And, Compare, InSet, IsMissing, Linear, Not, Or
+from rulekit.semantics import intervals, values
 
 if TYPE_CHECKING:
     from rulekit.rules.base import RuleBase
@@ -37,46 +36,9 @@ F, U, T = 0, 1, 2  # a test on a missing value: false, undecided, true
 _UNSEEN = ("unseen",)  # a nominal value outside the domain
 
 
-# --- value sets: numeric = sorted disjoint intervals (lo, hi] (lo None: from -inf, inclusive) ----
+# --- value sets: numeric = closed intervals of rulekit.semantics.intervals, nominal = value keys ----
 
-_NUM_ALL = ((None, math.inf),)
-
-
-def _n_inter(a, b):
-    out = []
-    for lo1, hi1 in a:
-        for lo2, hi2 in b:
-            lo = lo2 if lo1 is None else lo1 if lo2 is None else max(lo1, lo2)
-            hi = min(hi1, hi2)
-            if lo is None or lo < hi:
-                out.append((lo, hi))
-    out.sort(key=lambda iv: -math.inf if iv[0] is None else iv[0])
-    return tuple(out)
-
-
-def _n_union(a, b):
-    ivs = sorted(a + b, key=lambda iv: (iv[0] is not None, iv[0] if iv[0] is not None else 0.0))
-    out: list[list] = []
-    for lo, hi in ivs:
-        if out and (lo is None or out[-1][1] >= lo):
-            out[-1][1] = max(out[-1][1], hi)
-        else:
-            out.append([lo, hi])
-    return tuple((lo, hi) for lo, hi in out)
-
-
-def _n_complement(a):
-    out, cur = [], None
-    started = False
-    for lo, hi in a:
-        if lo is not None and (not started or cur < lo):
-            out.append((cur if started else None, lo))
-        cur, started = hi, True
-    if not started:
-        return _NUM_ALL
-    if cur < math.inf:
-        out.append((cur, math.inf))
-    return tuple(out)
+_NUM_ALL = intervals.ALL
 
 
 class Cons(NamedTuple):
@@ -91,25 +53,25 @@ class Cons(NamedTuple):
 
 
 def _inter(a: Cons, b: Cons) -> Cons:
-    v = _n_inter(a.values, b.values) if a.numeric else a.values & b.values
+    v = intervals.intersect(a.values, b.values) if a.numeric else a.values & b.values
     return Cons(a.numeric, v, min(a.missing, b.missing))
 
 
 def _union(a: Cons, b: Cons) -> Cons:
-    v = _n_union(a.values, b.values) if a.numeric else a.values | b.values
+    v = intervals.union(a.values, b.values) if a.numeric else a.values | b.values
     return Cons(a.numeric, v, max(a.missing, b.missing))
 
 
 def _complement(a: Cons, universe) -> Cons:
-    v = _n_complement(a.values) if a.numeric else universe - a.values
+    v = intervals.complement(a.values) if a.numeric else universe - a.values
     return Cons(a.numeric, v, T - a.missing)
 
 
 def _subset(a: Cons, b: Cons, universe) -> bool:
+    """Every value ``a`` allows, ``b`` allows (nominal values are within ``universe``)."""
     if a.missing == T and b.missing != T:
         return False
-    rest = _inter(Cons(a.numeric, a.values, F), Cons(b.numeric, _complement(b, universe).values, F))
-    return not rest.values
+    return intervals.contains(b.values, a.values) if a.numeric else a.values <= b.values
 
 
 # --- summaries of conditions ----------------------------------------------------------------------
@@ -131,8 +93,19 @@ class _Schema:
     def __init__(self, rb: RuleBase):
         self.precision = rb.precision
         self.kinds = {f.name: f for f in rb.features}
-        self.universe = {f.name: frozenset([(type(v), v) for v in f.domain or ()] + [_UNSEEN])
+        self.universe = {f.name: frozenset([values.key(v) for v in f.domain or ()] + [_UNSEEN])
                          for f in rb.features if f.kind == "nominal"}
+        self._index: dict[str, values.Index] = {}
+
+    def key(self, name: str, value) -> tuple:
+        """The key of the domain value that ``value`` written in a rule stands for, by the rule
+        engine's lookup (:class:`rulekit.semantics.values.Index`: same type and equal, else the same
+        text, so ``"1"`` is the value ``1``); a value outside the domain keeps its own key."""
+        index = self._index.get(name)
+        if index is None:
+            index = self._index[name] = values.Index(self.kinds[name].domain or ())
+        i = index.get(value)
+        return values.key(value) if i is None else values.key(self.kinds[name].domain[i])
 
     def all(self, name: str) -> Cons:
         f = self.kinds[name]
@@ -155,27 +128,18 @@ class _Schema:
             if v != v:
                 return _OPAQUE
             try:
-                if node.op in ("=", "!="):
-                    lo = semantics.canonical(">=", v, self.precision)[1]
-                    hi = semantics.canonical("<=", v, self.precision)[1]
-                    ivs = ((lo, hi),) if lo < hi else ()
-                else:
-                    op, b = semantics.canonical(node.op, v, self.precision)
-                    ivs = ((None, b),) if op == "<=" else (((b, math.inf),) if b < math.inf else ())
+                ivs = intervals.bounds(intervals.closed(node.op, v, self.precision))
             except (ValueError, OverflowError):
                 return _OPAQUE
-            c = Cons(True, ivs, U)
-            if node.op == "!=":
-                c = Cons(True, _n_complement(ivs), U)
-            return Summary(False, {name: c}, False)
+            return Summary(False, {name: Cons(True, ivs, U)}, False)
         universe = self.universe[name]
         if t is Compare:
             if node.op not in ("=", "!="):
                 return _OPAQUE
-            s = frozenset([(type(node.value), node.value)]) & universe
+            s = frozenset([self.key(name, node.value)]) & universe
             c = Cons(False, s if node.op == "=" else universe - s, U)
         elif t is InSet:
-            s = frozenset((type(v), v) for v in node.values) & universe
+            s = frozenset(self.key(name, v) for v in node.values) & universe
             c = Cons(False, universe - s if node.negated else s, U)
         else:
             return _OPAQUE

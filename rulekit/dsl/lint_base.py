@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from rulekit.dsl.printer import condition
 from rulekit.errors import RulekitError
 from rulekit.rules import boxes
-from rulekit.rules.conditions import Conclusion
+from rulekit.rules.conditions import And, Compare, Conclusion, Not, Or
+from rulekit.semantics import values
+from rulekit.semantics.thresholds import MinusInfinityTest
 
 if TYPE_CHECKING:
     from rulekit.rules.base import RuleBase
@@ -51,6 +53,26 @@ def base_findings(rb: RuleBase) -> list[Finding]:
             out.extend(Finding(DEFAULT, None, m, "error") for m in conclusion_problems(rb.default, rb.classes))
     if rb.combiner is None:
         out.extend(_coverage(rb))
+    out.extend(_minus_infinity(rb))
+    return out
+
+
+def _minus_infinity(rb: RuleBase) -> list[Finding]:
+    """An error per rule testing ``x < -inf`` or ``x >= -inf``, which every backend refuses
+    (:class:`rulekit.semantics.thresholds.MinusInfinityTest`): the file is refused, not misread."""
+    out = []
+    for i, r in enumerate(rb.rules):
+        stack = [r.condition]
+        while stack:
+            node = stack.pop()
+            if type(node) in (And, Or):
+                stack.extend(node.items)
+            elif type(node) is Not:
+                stack.append(node.item)
+            elif (type(node) is Compare and node.op in ("<", ">=") and not isinstance(node.value, (str, bool))
+                  and node.value == -math.inf):
+                out.append(Finding(i, None, MinusInfinityTest().message, "error"))
+                break
     return out
 
 
@@ -67,7 +89,7 @@ def conclusion_problems(c: Conclusion, classes) -> list[str]:
     if abs(total - 1.0) > SUM_TOLERANCE:
         out.append(f"the probabilities sum to {total!r}, not 1")
     if c.label is not None:
-        hits = [i for i, k in enumerate(classes) if k == c.label and type(k) is type(c.label)]
+        hits = [i for i, k in enumerate(classes) if values.same(k, c.label)]
         top = max(d)
         if hits and d[hits[0]] < top:
             best = classes[d.index(top)]
@@ -92,7 +114,7 @@ def _duplicate_ids(rb: RuleBase) -> list[Finding]:
 
 def uncovered(rb: RuleBase) -> list[boxes.Box] | None:
     """The inputs where no rule's condition holds, as disjoint boxes; None when not computable."""
-    schema = boxes.Schema(rb)
+    schema = boxes.LiteralSchema(rb)
     regions: list[boxes.Box] = [boxes.Box({})]
     for r in rb.rules:
         try:
@@ -158,7 +180,8 @@ def _coverage(rb: RuleBase) -> list[Finding]:
         return out
     if gaps:
         try:
-            where = condition(boxes.box_condition(gaps[0], boxes.Schema(rb))) if gaps[0].items else "every input"
+            where = (condition(boxes.box_condition(gaps[0], boxes.LiteralSchema(rb))) if gaps[0].items
+                     else "every input")
         except Exception:  # noqa: BLE001 - the example is a courtesy; the finding stands without it
             where = None
         example = f" (e.g. where {where})" if where else ""

@@ -9,8 +9,14 @@
 Regions are exact (float32 rule bases are judged by what float32 comparisons do, missing values by
 three-valued logic). A rule whose region cannot be computed (an oblique sum, too many pieces) and a
 rule base that would cost more than :data:`BUDGET` box subtractions are left unchecked: a finding is
-only given when it is certain. A bounding-interval prefilter (numpy, on the features the later rule
-tests) keeps pairs of rules that cannot meet away from the exact algebra.
+only given when it is certain. A bounding-interval prefilter (on the features the later rule tests)
+keeps pairs of rules that cannot meet away from the exact algebra: plain Python up to
+:data:`SMALL_BOXES` boxes, numpy beyond (loaded only then: ``rulekit check`` on a small file does not
+pay for importing it); both give the same candidates in the same order.
+
+Why one module of ~560 lines: the three checks share the region cache, the budget and the prefilter
+of one lint pass; the plain-Python and numpy prefilters stay beside each other because a test holds
+them to the same candidates in the same order (a split would put ``Regions`` in its own module first).
 """
 
 from __future__ import annotations
@@ -18,14 +24,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from rulekit.dsl.lint_base import Finding, subtract
 from rulekit.dsl.grammar import LABEL_WORDS
 from rulekit.dsl.literals import typed
 from rulekit.dsl.printer import condition
 from rulekit.errors import RulekitError
-from rulekit.rules import boxes, engine
+from rulekit.rules import boxes
 from rulekit.rules.conditions import And, Compare, IsMissing
 
 if TYPE_CHECKING:
@@ -35,17 +39,24 @@ MAX_RULES = 3000  # rules per group checked (larger groups: skipped, as the pair
 MAX_PIECES = 64  # pieces of one rule's remaining region before its shadowing check gives up
 BUDGET = 4000  # steps of the covering search per lint call (bounds the time on heavily overlapping bases)
 MAX_WITNESSES = 5  # earlier rules named in a shadowing message
+SMALL_BOXES = 256  # boxes up to which the prefilter runs in plain Python (as fast as numpy there; docs/house.md)
+
+_ALL_BITS = (1 << 64) - 1  # a nominal bound that excludes no code (domains of 63 values or more)
+_FREE = (-math.inf, math.inf, True, _ALL_BITS)  # the bounds of a feature a box does not test
 
 
 class Regions:
-    """Every rule's region as boxes (None: not computable) with the boxes' bounding intervals."""
+    """Every rule's region as boxes (None: not computable) with the boxes' bounding intervals.
+
+    Sets of boxes (``before``, ``cand``, ...) are indices into ``flat``: lists of ints, or numpy
+    int64 arrays when :attr:`arrays` (more than :data:`SMALL_BOXES` boxes); the methods below are
+    the only code that looks inside them."""
 
     def __init__(self, rb: RuleBase, sums: list | None = None):
         """``sums``: the rules' summaries from :mod:`rulekit.dsl.lint` when at hand; an exact one
         (not opaque) is already a box and is converted instead of deriving the condition's boxes."""
         self.rb = rb
-        self.schema = boxes.Schema(rb)
-        nf = len(rb.features)
+        self.schema = boxes.LiteralSchema(rb)
         self.per_rule: list[list[boxes.Box] | None] = []
         owner: list[int] = []
         flat: list[boxes.Box] = []
@@ -59,6 +70,7 @@ class Regions:
                     per_rule.append(self._summary_boxes(s))
                 else:
                     per_rule.append(self._boxes(r.condition))
+        first_box = [0]
         for i, bs in enumerate(per_rule):
             if bs is not None and any(not isinstance(k, int) for b in bs for k in b.items):
                 bs = None  # an oblique sum: its key is not a feature, points cannot be built
@@ -66,48 +78,62 @@ class Regions:
             for b in bs or ():
                 owner.append(i)
                 flat.append(b)
-        self.owner = np.asarray(owner, dtype=np.int64)
+            first_box.append(len(flat))
+        self.owner = owner  # the rule of each box (boxes are in rule order)
         self.flat = flat
-        self.first_box = np.searchsorted(self.owner, np.arange(len(rb.rules) + 1)) if flat else \
-            np.zeros(len(rb.rules) + 1, dtype=np.int64)
-        n = len(flat)
-        # column-major bounding intervals: lo/hi per numeric feature, a code bit mask per nominal one
-        # (domains of 63 values or more: every bit), whether missing is in; ``strict``: bit k set when
+        self.first_box = first_box  # rule i's boxes: flat[first_box[i]:first_box[i + 1]]
+        # per box and feature it tests: (lo, hi) of a numeric one, a code bit mask of a nominal one
+        # of fewer than 63 values (bit code + 1), whether missing is in; ``strict``: bit k set when
         # the box excludes a missing value of feature k
+        self.bounds: list[dict[int, tuple]] = []
+        self.strict: list[int] = []
+        for b in flat:
+            bound: dict[int, tuple] = {}
+            strict = 0
+            for k, c in b.items.items():
+                lo, hi, mask = -math.inf, math.inf, _ALL_BITS
+                if not c.missing:
+                    strict |= 1 << k
+                if isinstance(c, boxes.NumSet):
+                    lo, hi = (c.intervals[0][0].at, c.intervals[-1][1].at) if c.intervals else (math.inf, -math.inf)
+                elif c.size < 63:
+                    mask = sum(1 << (code + 1) for code in c.codes)
+                bound[k] = (lo, hi, c.missing, mask)
+            self.bounds.append(bound)
+            self.strict.append(strict)
+        self.arrays = len(flat) > SMALL_BOXES
+        if self.arrays:
+            self._columns(len(rb.features))
+
+    def _columns(self, nf: int) -> None:
+        """The bounds as numpy columns (a row per feature, a column per box) for big rule bases."""
+        import numpy as np  # noqa: PLC0415 - only for big rule bases (start-up time), not a cycle
+
+        self._np = np
+        n = len(self.flat)
+        self._owner = np.asarray(self.owner, dtype=np.int64)
         self.lo = np.full((nf, n), -math.inf)
         self.hi = np.full((nf, n), math.inf)
         self.miss = np.ones((nf, n), dtype=bool)
         self.mask = np.full((nf, n), ~np.uint64(0), dtype=np.uint64)
         self.words = nf // 64 + 1
-        self.strict = np.zeros((self.words, n), dtype=np.uint64)
-        for bi, b in enumerate(flat):
-            for k, c in b.items.items():
-                self.miss[k, bi] = c.missing
-                if not c.missing:
-                    self.strict[k // 64, bi] |= np.uint64(1 << (k % 64))
-                if isinstance(c, boxes.NumSet):
-                    if c.intervals:
-                        self.lo[k, bi] = c.intervals[0][0].at
-                        self.hi[k, bi] = c.intervals[-1][1].at
-                    else:
-                        self.lo[k, bi], self.hi[k, bi] = math.inf, -math.inf
-                elif c.size < 63:
-                    self.mask[k, bi] = np.uint64(sum(1 << (code + 1) for code in c.codes))
+        self.strict_words = np.zeros((self.words, n), dtype=np.uint64)
+        for bi, bound in enumerate(self.bounds):
+            for k, (lo, hi, miss, mask) in bound.items():
+                self.lo[k, bi], self.hi[k, bi], self.miss[k, bi], self.mask[k, bi] = lo, hi, miss, np.uint64(mask)
+                if not miss:
+                    self.strict_words[k // 64, bi] |= np.uint64(1 << (k % 64))
 
     def _summary_boxes(self, s) -> list[boxes.Box]:
-        """The box of an exact summary (per feature: numeric ``(lo, hi]`` intervals or a set of
-        ``(type, value)`` domain values, and whether a missing value makes it TRUE)."""
+        """The box of an exact summary (per feature: numeric closed intervals of
+        :mod:`rulekit.semantics.intervals`, read as they are, or a set of ``(type, value)`` domain
+        values, and whether a missing value makes it TRUE)."""
         items: dict = {}
         for name, c in s.cons.items():
             k = self.schema.index[name]
             missing = c.missing == 2
             if c.numeric:
-                ivs = []
-                for lo, hi in c.values:
-                    a = -math.inf if lo is None else math.nextafter(lo, math.inf)
-                    if a <= hi:
-                        ivs.append((boxes.Bound(a), boxes.Bound(hi)))
-                con = boxes.NumSet(tuple(ivs), missing)
+                con = boxes.NumSet(tuple((boxes.Bound(lo.at), boxes.Bound(hi.at)) for lo, hi in c.values), missing)
             else:
                 codes = frozenset(-1 if v == ("unseen",) else self.schema.code(k, v[1]) for v in c.values)
                 con = boxes.NomSet(codes, self.schema.size(k), missing)
@@ -123,8 +149,68 @@ class Regions:
         except (boxes.TooComplex, RulekitError, TypeError):
             return None
 
-    def meeting(self, j: int, before: np.ndarray) -> np.ndarray:
+    # --- sets of boxes ----------------------------------------------------------------------------
+
+    def live_set(self):
+        """A mark per box, none set (see :meth:`mark` and :meth:`marked_before`)."""
+        return self._np.zeros(len(self.flat), dtype=bool) if self.arrays else [False] * len(self.flat)
+
+    def mark(self, live, first: int, last: int) -> None:
+        if self.arrays:
+            live[first:last] = True
+        else:
+            live[first:last] = [True] * (last - first)
+
+    def marked_before(self, live, first: int):
+        """The marked boxes below ``first``."""
+        if self.arrays:
+            return self._np.flatnonzero(live[:first])
+        return [i for i in range(first) if live[i]]
+
+    def boxes_of(self, members: list[int]):
+        """Every box of the rules ``members`` (ascending rules: ascending boxes)."""
+        if self.arrays:
+            np = self._np
+            return np.concatenate([np.arange(self.first_box[i], self.first_box[i + 1]) for i in members]) \
+                if members else np.zeros(0, dtype=np.int64)
+        return [b for i in members for b in range(self.first_box[i], self.first_box[i + 1])]
+
+    def owned_by(self, idx, rules: list[int]):
+        """The boxes among ``idx`` whose rule is one of ``rules``."""
+        if self.arrays:
+            return idx[self._np.isin(self._owner[idx], rules)]
+        keep = set(rules)
+        return [b for b in idx if self.owner[b] in keep]
+
+    def not_owned_by(self, idx, j: int):
+        """The boxes among ``idx`` of rules other than ``j``."""
+        if self.arrays:
+            return idx[self._owner[idx] != j]
+        return [b for b in idx if self.owner[b] != j]
+
+    def as_list(self, idx) -> list[int]:
+        return idx.tolist() if self.arrays else idx
+
+    def meeting(self, j: int, before):
         """Boxes (indices into ``flat``) among ``before`` that may meet a box of rule ``j``."""
+        if self.arrays:
+            return self._meeting_arrays(j, before)
+        mine = [self.bounds[bj] for bj in range(self.first_box[j], self.first_box[j + 1])]
+        out = []
+        for b in before:
+            other = self.bounds[b]
+            for bound in mine:
+                for k, (lo, hi, miss, mask) in bound.items():
+                    lo2, hi2, miss2, mask2 = other.get(k, _FREE)
+                    if not ((max(lo2, lo) <= min(hi2, hi) and mask2 & mask) or (miss2 and miss)):
+                        break
+                else:
+                    out.append(b)
+                    break
+        return out
+
+    def _meeting_arrays(self, j: int, before):
+        np = self._np
         out = np.zeros(len(before), dtype=bool)
         for bj in range(self.first_box[j], self.first_box[j + 1]):
             ok = np.ones(len(before), dtype=bool)
@@ -135,16 +221,39 @@ class Regions:
             out |= ok
         return before[out]
 
-    def holding(self, point: dict, cand: np.ndarray) -> np.ndarray:
+    def holding(self, point: dict, cand):
         """Boxes among ``cand`` whose bounding intervals hold ``point`` (key -> value, code or None;
         features it leaves out are missing)."""
-        given = [0] * self.words
+        given = 0
         for k, v in point.items():
             if v is not None:
-                given[k // 64] |= 1 << (k % 64)
+                given |= 1 << k
+        if self.arrays:
+            return self._holding_arrays(point, given, cand)
+        out = []
+        for b in cand:
+            if self.strict[b] & ~given:
+                continue
+            bound = self.bounds[b]
+            for k, v in point.items():
+                lo, hi, miss, mask = bound.get(k, _FREE)
+                if v is None:
+                    if not miss:
+                        break
+                elif self.schema.is_nominal(k):
+                    if self.schema.size(k) < 63 and not mask & (1 << (v + 1)):
+                        break
+                elif not lo <= v <= hi:
+                    break
+            else:
+                out.append(b)
+        return out
+
+    def _holding_arrays(self, point: dict, given: int, cand):
+        np = self._np
         ok = np.ones(len(cand), dtype=bool)
         for w in range(self.words):
-            ok &= (self.strict[w, cand] & np.uint64(~given[w] & ((1 << 64) - 1))) == 0
+            ok &= (self.strict_words[w, cand] & np.uint64(~(given >> (64 * w)) & _ALL_BITS)) == 0
         cand = cand[ok]
         for k, v in point.items():
             if not len(cand):
@@ -168,7 +277,7 @@ def region_findings(reg: Regions, members: list[int], ordered: bool, skip: set[i
         return []
     rb = reg.rb
     out: list[Finding] = []
-    live = np.zeros(len(reg.flat), dtype=bool)  # boxes of earlier rules that can decide a row
+    live = reg.live_set()  # boxes of earlier rules that can decide a row
     vote = not ordered and rb.semantics == "vote" and rb.task == "classification"
     if vote:
         out.extend(Finding(j, None, "this rule can never fire: no input satisfies its condition")
@@ -183,7 +292,7 @@ def region_findings(reg: Regions, members: list[int], ordered: bool, skip: set[i
                 out.append(Finding(j, None, "this rule can never fire: no input satisfies its condition"))
             continue
         if bs is not None and j not in skip and budget[0] > 0 and ordered:
-            earlier = np.flatnonzero(live[:first])
+            earlier = reg.marked_before(live, first)
             if len(earlier) and not len(reg.holding(_point(bs[-1], reg.schema), earlier)):
                 earlier = earlier[:0]  # a point of the rule no earlier rule's bounds hold: it fires there
             cand = reg.meeting(j, earlier) if len(earlier) else earlier
@@ -192,11 +301,11 @@ def region_findings(reg: Regions, members: list[int], ordered: bool, skip: set[i
                 if cover is not None:
                     out.append(Finding(j, None, _shadow_message(cover, name)))
                     continue
-        live[first:last] = True
+        reg.mark(live, first, last)
     return out
 
 
-def _covering(reg: Regions, j: int, cand: np.ndarray, budget: list[int]) -> list[int] | None:
+def _covering(reg: Regions, j: int, cand, budget: list[int]) -> list[int] | None:
     """Earlier rules whose regions together cover rule ``j``'s (a small set), or None."""
     used = _cover_with(reg, reg.per_rule[j], cand, budget)
     if used is None:
@@ -204,13 +313,12 @@ def _covering(reg: Regions, j: int, cand: np.ndarray, budget: list[int]) -> list
     for i in sorted(used, reverse=True):  # drop rules the others make unnecessary
         if len(used) == 1:
             break
-        keep = np.isin(reg.owner[cand], [u for u in used if u != i])
-        if _cover_with(reg, reg.per_rule[j], cand[keep], budget) is not None:
+        if _cover_with(reg, reg.per_rule[j], reg.owned_by(cand, [u for u in used if u != i]), budget) is not None:
             used.discard(i)
     return sorted(used)
 
 
-def _cover_with(reg: Regions, region: list[boxes.Box], cand: np.ndarray, budget: list[int]) -> set[int] | None:
+def _cover_with(reg: Regions, region: list[boxes.Box], cand, budget: list[int]) -> set[int] | None:
     """Rules (owners of boxes ``cand``) that together cover ``region``, or None: not covered (a point
     of the region outside every candidate was found) or not known (too many pieces, budget spent).
     Each step takes a point of the remaining region and removes a candidate box holding it."""
@@ -219,7 +327,7 @@ def _cover_with(reg: Regions, region: list[boxes.Box], cand: np.ndarray, budget:
     while pieces:
         point = _point(pieces[-1], reg.schema)
         hit = None
-        for b in reg.holding(point, cand).tolist():
+        for b in reg.as_list(reg.holding(point, cand)):
             if _holds(reg.flat[b], point):
                 hit = b
                 break
@@ -228,7 +336,7 @@ def _cover_with(reg: Regions, region: list[boxes.Box], cand: np.ndarray, budget:
         budget[0] -= 1 + len(pieces)
         if budget[0] <= 0:
             return None
-        used.add(int(reg.owner[hit]))
+        used.add(reg.owner[hit])
         pieces = subtract(pieces, reg.flat[hit], reg.schema, MAX_PIECES)
         if pieces is None:
             return None
@@ -293,21 +401,23 @@ def vote_findings(reg: Regions, members: list[int], skip: set[int], name, budget
     from_rules = [reg.per_rule[i] for i in members]
     if any(bs is None for bs in from_rules):
         return []
+    # what each rule concludes, as numpy arrays: loaded for vote bases only (start-up time, not a cycle)
+    from rulekit.rules.outcomes import outcomes  # noqa: PLC0415
+
     try:
-        oc = engine.outcomes(reg.rb)
+        oc = outcomes(reg.rb)
     except RulekitError:
         return []  # a label outside the classes: reported by the conclusion checks
     cls, weight, K = oc.cls, oc.weight, len(oc.classes)
     default = int(oc.cls[-1]) if oc.has_default else -1
-    boxes_of = np.concatenate([np.arange(reg.first_box[i], reg.first_box[i + 1]) for i in members]) \
-        if members else np.zeros(0, dtype=np.int64)
+    boxes_of = reg.boxes_of(members)
     out: list[Finding] = []
     for j in members:
         if j in skip or not reg.per_rule[j] or budget[0] <= 0:
             continue
-        others = boxes_of[reg.owner[boxes_of] != j]
+        others = reg.not_owned_by(boxes_of, j)
         cand = reg.meeting(j, others) if len(others) else others
-        meet = sorted({int(i) for i in reg.owner[cand]})
+        meet = sorted({reg.owner[b] for b in reg.as_list(cand)})
         if not any(cls[i] != cls[j] for i in meet):
             continue  # no other conclusion meets it: nothing a vote decides
         cells = _cells(reg, j, meet, budget)
@@ -372,7 +482,7 @@ def _cells(reg: Regions, j: int, meet: list[int], budget: list[int]) -> list | N
     return cells
 
 
-def _tally(fired, cls: np.ndarray, weight: np.ndarray, K: int) -> list[float]:
+def _tally(fired, cls, weight, K: int) -> list[float]:
     """Each class's vote where rules ``fired`` (ascending) fire, added as the engine adds them."""
     votes = [0.0] * K
     for i in fired:
@@ -386,7 +496,7 @@ def _label(v) -> str:
 
 # --- example points ----------------------------------------------------------------------------------
 
-def example_point(box: boxes.Box, schema: boxes.Schema) -> dict:
+def example_point(box: boxes.Box, schema: boxes.LiteralSchema) -> dict:
     """A point inside ``box``: feature name -> value (None: missing; features the box leaves free
     are omitted), in the rule base's feature order. Numbers are the box's own thresholds when they lie
     inside, else short ones that do."""
@@ -419,7 +529,7 @@ def outside_value(domain) -> str:
     return v
 
 
-def example_text(box: boxes.Box, schema: boxes.Schema) -> str:
+def example_text(box: boxes.Box, schema: boxes.LiteralSchema) -> str:
     point = example_point(box, schema)
     if not point:
         return "every input"

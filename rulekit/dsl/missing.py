@@ -17,9 +17,10 @@ import math
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import TYPE_CHECKING
 
-from rulekit import semantics
 from rulekit.rules.conditions import And, Compare, InSet, IsMissing, Not, Or
 from rulekit.rules.rewrite import rewrite
+from rulekit.semantics import intervals
+from rulekit.semantics.values import contains, same
 
 if TYPE_CHECKING:
     from rulekit.rules.base import RuleBase
@@ -30,7 +31,7 @@ _OPS = ("<", "<=", ">", ">=", "=", "!=")
 def holds(lit, v, precision: str) -> bool | None:
     """Whether test ``lit`` holds for value ``v`` of its feature (None: not a test this handles)."""
     if type(lit) is InSet:
-        inside = any(type(x) is type(v) and x == v for x in lit.values)
+        inside = contains(lit.values, v)
         return inside != lit.negated
     if type(lit) is not Compare:
         return None
@@ -38,19 +39,13 @@ def holds(lit, v, precision: str) -> bool | None:
         if lit.op not in _OPS or lit.value != lit.value:
             return None
         try:
-            lo = semantics.canonical(">=", lit.value, precision)[1]
-            hi = semantics.canonical("<=", lit.value, precision)[1]
-            op, b = semantics.canonical(lit.op, lit.value, precision) if lit.op not in ("=", "!=") else ("", 0.0)
+            pairs = intervals.closed("=" if lit.op == "!=" else lit.op, lit.value, precision)
         except (ValueError, OverflowError):
             return None
-        x = float(v)
-        if lit.op == "=":
-            return lo < x <= hi
-        if lit.op == "!=":
-            return not (lo < x <= hi)
-        return x <= b if op == "<=" else x > b
-    same = type(lit.value) is type(v) and lit.value == v
-    return same if lit.op == "=" else (not same if lit.op == "!=" else None)
+        inside = intervals.member(pairs, float(v))
+        return not inside if lit.op == "!=" else inside
+    eq = same(lit.value, v)
+    return eq if lit.op == "=" else (not eq if lit.op == "!=" else None)
 
 
 def expand(rb: RuleBase, declared: dict) -> RuleBase:

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 from rulekit.dsl import missing, unseen
 from rulekit.dsl.grammar import CONDITION_WORDS, LABEL_WORDS, MAX_DEPTH, NO_WORDS, VALUE_WORDS, all_words
 from rulekit.dsl.literals import name, number, rule_id, typed
-from rulekit.dsl.readable import readable
 from rulekit.dsl.stat_words import stats_text
 from rulekit.errors import ExportError
 from rulekit.rules.conditions import And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule
@@ -41,6 +40,10 @@ def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) ->
     routing (:mod:`rulekit.dsl.missing`) and unseen-value routing (:mod:`rulekit.dsl.unseen`)
     declared once per feature where they can be, unless ``expand_missing``."""
     if not exact:
+        # numpy (through readable) loads on the first dumps, not with the linter (which only
+        # prints conditions): start-up time of 'rulekit check', not a cycle
+        from rulekit.dsl.readable import readable  # noqa: PLC0415
+
         rb = readable(rb)
     declared: dict = {}
     as_seen: dict = {}

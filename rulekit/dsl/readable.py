@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rulekit import semantics
+from rulekit.semantics import intervals
 from rulekit.rules.conditions import And, Compare, Not, Or
 from rulekit.rules.rewrite import rewrite
 from rulekit.dsl.stat_words import READABLE_KEYS
@@ -86,9 +87,11 @@ def significant_digits(x: float) -> int:
 
 
 def _canon(op: str, t: float, precision: str):
+    """The canonical boundaries of a test (:func:`rulekit.semantics.intervals.canonical`, the same the
+    rule engine and linter use); a rounded threshold is kept when they are unchanged."""
     if op in ("=", "!="):
-        return semantics.canonical(">=", t, precision), semantics.canonical("<=", t, precision)
-    return semantics.canonical(op, t, precision)
+        return intervals.canonical(">=", t, precision), intervals.canonical("<=", t, precision)
+    return intervals.canonical(op, t, precision)
 
 
 def _round_sig(x: Decimal, digits: int, rounding) -> Decimal:

@@ -27,21 +27,18 @@ from typing import TYPE_CHECKING
 
 from rulekit.rules.conditions import And, Compare, InSet, Not, Or
 from rulekit.rules.rewrite import rewrite
+from rulekit.semantics.values import contains, same
 
 if TYPE_CHECKING:  # rules.base reaches the linter, which loads the printer and this module
     from rulekit.rules.base import RuleBase
 
 
-def _same(a, b) -> bool:
-    return type(a) is type(b) and a == b
-
-
 def _holds_known(lit, v) -> bool | None:
     """Whether nominal test ``lit`` holds for domain value ``v`` (None: not a test this handles)."""
     if type(lit) is InSet:
-        return any(_same(x, v) for x in lit.values) != lit.negated
+        return contains(lit.values, v) != lit.negated
     if type(lit) is Compare and lit.op in ("=", "!="):
-        return _same(lit.value, v) == (lit.op == "=")
+        return same(lit.value, v) == (lit.op == "=")
     return None
 
 

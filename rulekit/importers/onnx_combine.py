@@ -189,7 +189,7 @@ def _averaged(ens: Ensemble, reader: TreeReader, W: np.ndarray, classes: list, v
     may differ in the last bit unless the number of trees is a power of two).
 
     Float operators (skl2onnx forests with float input): ``arithmetic="float32"``, whose terms
-    ``float32(v / n)`` are the file's weights again (:func:`_scaled`), added in tree order in
+    ``float32(v / n)`` are the file's weights again (:func:`scaled_outputs`), added in tree order in
     float32 as onnxruntime adds them; bit-identical to onnxruntime run on one thread (its
     multi-threaded sums merge partial sums in another order). Before (float64 average), 409 of
     20,000 labels differed from onnxruntime on a 50-tree forest with real 50/50 ties. Two
@@ -201,7 +201,7 @@ def _averaged(ens: Ensemble, reader: TreeReader, W: np.ndarray, classes: list, v
             value = _one_minus32
         tree = reader.tree(ens.roots[0], lambda j: tuple(value(W[j])))
         return Parts([tree], "classification", classes, Combiner(kind="single"))
-    V = _scaled(W, n) if float32 else W * n
+    V = scaled_outputs(W, n) if float32 else W * n
     if binary:
         trees = [reader.tree(r, lambda j: (1.0 - V[j, 0], V[j, 0])) for r in ens.roots]
     else:
@@ -212,7 +212,7 @@ def _averaged(ens: Ensemble, reader: TreeReader, W: np.ndarray, classes: list, v
                  Combiner(kind="average", arithmetic="float32" if exact32 else None))
 
 
-def _scaled(W: np.ndarray, n: int) -> np.ndarray:
+def scaled_outputs(W: np.ndarray, n: int) -> np.ndarray:
     """Float weights ``w = float32(p / n)`` back to probabilities: ``float32(n * w)`` where that
     divides back to ``w`` (a converter's ``p`` rounded to float32, e.g. 0.5 rather than
     0.50000000745 for ``w = float32(0.1)``, n = 10), else ``n * w``."""

@@ -19,7 +19,7 @@ import json
 import numpy as np
 from onnx import numpy_helper
 
-from rulekit.importers.onnx_combine import _scaled
+from rulekit.importers.onnx_combine import scaled_outputs
 from rulekit.importers.onnx_graph import ENSEMBLES, ML_DOMAIN, describe, ml_opset
 from rulekit.importers.onnx_tree_ir import TreeReader
 from rulekit.importers.onnx_trees import OnnxModelError, decode
@@ -180,7 +180,7 @@ def _trees(ens, reader: TreeReader, values, combiner: Combiner, task: str, class
 def _average32_leaf(values, t: int, n_trees: int, copies: int, n_leaves_copy: int, n_classes: int):
     """Leaf values of tree ``t`` of a float32 ``average`` export, which writes ``float32(v / n)`` of
     its ``W`` classes to targets ``t * W + q``: ``v`` back as the ONNX importer reads skl2onnx's
-    weights (:func:`rulekit.importers.onnx_combine._scaled`), so an imported forest comes back equal."""
+    weights (:func:`rulekit.importers.onnx_combine.scaled_outputs`), so an imported forest comes back equal."""
     W = 1 if n_classes == 2 else n_classes
 
     def leaf(j):
@@ -189,6 +189,6 @@ def _average32_leaf(values, t: int, n_trees: int, copies: int, n_leaves_copy: in
             w = [row[t * W + q] for q in range(W)]
         else:
             w = [values(q * n_trees + t, j + q * n_leaves_copy)[t * W + q] for q in range(W)]
-        v = _scaled(np.asarray([w], np.float64), n_trees)[0]
+        v = scaled_outputs(np.asarray([w], np.float64), n_trees)[0]
         return (1.0 - float(v[0]), float(v[0])) if n_classes == 2 else tuple(float(x) for x in v)
     return leaf

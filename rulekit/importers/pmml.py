@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from rulekit.importers.pmml_fields import Schema, label_value, read_schema
+from rulekit.importers.pmml_fields import PmmlFields, label_value, read_schema
 from rulekit.importers.pmml_rules import RuleSetReader
 from rulekit.importers.pmml_tree import GraphMaker, TreeContext, predicate_of
 from rulekit.importers.pmml_xml import (
@@ -96,7 +96,7 @@ def _read(root: etree._Element, where: Where, assume_complete: bool) -> Model | 
     return model
 
 
-def _ruleset(el, schema: Schema, where: Where, source: dict) -> RuleBase:
+def _ruleset(el, schema: PmmlFields, where: Where, source: dict) -> RuleBase:
     if where.attr(el, "functionName") != "classification":
         raise where.error(el, "a RuleSetModel is a classifier (functionName='classification')")
     if not schema.classes:
@@ -123,7 +123,7 @@ def _refuse_nested_field_treatments(model_el, where: Where) -> None:
 
 
 class _Reader:
-    def __init__(self, schema: Schema, where: Where, assume_complete: bool):
+    def __init__(self, schema: PmmlFields, where: Where, assume_complete: bool):
         self.schema = schema
         self.where = where
         self.assume_complete = assume_complete

@@ -41,12 +41,23 @@ class FieldRef:
 
 
 @dataclass
-class Schema:
+class PmmlFields:
+    """A PMML model's fields: its active MiningFields as features, every field reference by name
+    (DerivedFields included), the target and its classes (see :func:`read_schema`)."""
+
     features: list[Feature] = field(default_factory=list)
     refs: dict[str, FieldRef] = field(default_factory=dict)
     target: str | None = None
     classes: list | None = None
     target_type: str = "string"
+
+    def ref_of(self, where: Where, pred) -> FieldRef:
+        """The field a predicate element names (its ``field`` attribute), or the error naming it."""
+        name = where.attr(pred, "field")
+        ref = self.refs.get(name)
+        if ref is None:
+            raise where.error(pred, f"field {name!r} is not an input of the model")
+        return ref
 
 
 def parse_float32(text: str) -> float:
@@ -98,7 +109,7 @@ def _feature(where: Where, el: etree._Element, **kw) -> Feature:
         raise where.error(el, f"field {kw.get('name')!r}: {first.get('msg', 'invalid')}") from None
 
 
-def read_schema(pmml: etree._Element, model: etree._Element, where: Where) -> Schema:
+def read_schema(pmml: etree._Element, model: etree._Element, where: Where) -> PmmlFields:
     """Features (the model's active MiningFields, in order), the target and its classes."""
     dd = child(pmml, "DataDictionary")
     if dd is None:
@@ -108,7 +119,7 @@ def read_schema(pmml: etree._Element, model: etree._Element, where: Where) -> Sc
     ms = child(model, "MiningSchema")
     if ms is None:
         raise where.error(model, f"<{local(model)}> has no <MiningSchema>")
-    schema = Schema()
+    schema = PmmlFields()
     for mf in children(ms, "MiningField"):
         name = where.attr(mf, "name")
         usage = mf.get("usageType", "active")
@@ -144,7 +155,7 @@ def read_schema(pmml: etree._Element, model: etree._Element, where: Where) -> Sc
     return schema
 
 
-def _add_feature(schema: Schema, df: etree._Element, mf: etree._Element, where: Where) -> FieldRef:
+def _add_feature(schema: PmmlFields, df: etree._Element, mf: etree._Element, where: Where) -> FieldRef:
     name = where.attr(df, "name")
     optype = df.get("optype")
     dtype = df.get("dataType", "string")
@@ -202,7 +213,7 @@ def _derived(pmml: etree._Element, model: etree._Element, where: Where) -> dict:
     return out
 
 
-def _derive(schema: Schema, base: FieldRef, d: tuple, where: Where) -> FieldRef:
+def _derive(schema: PmmlFields, base: FieldRef, d: tuple, where: Where) -> FieldRef:
     kind, source, dtype, el = d
     if kind == "ref":
         prec = base.precision

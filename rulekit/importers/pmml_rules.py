@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from rulekit.importers.pmml_fields import FieldRef, Schema
+from rulekit.importers.pmml_fields import FieldRef, PmmlFields
 from rulekit.importers.pmml_tree import PREDICATES, GraphMaker, TreeContext, predicate_of, set_predicate
 from rulekit.importers.pmml_xml import Where, child, children, etree, local
 from rulekit.rules.base import (
@@ -53,7 +53,7 @@ SEMANTICS = {"firstHit": "first-hit", "weightedMax": "first-hit", "weightedSum":
 class RuleSetReader:
     """Reads one RuleSetModel whose fields ``schema`` describes."""
 
-    def __init__(self, schema: Schema, where: Where):
+    def __init__(self, schema: PmmlFields, where: Where):
         self.schema = schema
         self.where = where
         self.maker = GraphMaker(schema, where)
@@ -83,7 +83,7 @@ class RuleSetReader:
             if rid in seen:
                 raise self.where.error(sr, f"a second SimpleRule with id {rid!r}")
             seen.add(rid)
-            label = self.schema.classes[self.maker._class_index(sr, self.where.attr(sr, "score"), ctx, index)]
+            label = self.schema.classes[self.maker.class_index_of(sr, self.where.attr(sr, "score"), ctx, index)]
             stats = {"confidence": self._finite(sr, "confidence")} if sr.get("confidence") is not None else {}
             cond = self.condition(preds)
             rules.append((weight, Rule(id=rid, condition=cond, stats=stats,
@@ -94,7 +94,7 @@ class RuleSetReader:
             rules.sort(key=lambda wr: -wr[0])  # stable: the first of equal weights stays first
         default = None
         if rs.get("defaultScore") is not None:
-            default = Conclusion(label=self.schema.classes[self.maker._class_index(rs, rs.get("defaultScore"),
+            default = Conclusion(label=self.schema.classes[self.maker.class_index_of(rs, rs.get("defaultScore"),
                                                                                     ctx, index)])
         precision = "float64"
         if len(self.precisions) > 1:
@@ -198,11 +198,7 @@ class RuleSetReader:
                                    "tells when a compound predicate is UNKNOWN only through its fields)")
 
     def _field(self, pred) -> FieldRef:
-        name = self.where.attr(pred, "field")
-        ref = self.schema.refs.get(name)
-        if ref is None:
-            raise self.where.error(pred, f"field {name!r} is not an input of the model")
-        return ref
+        return self.schema.ref_of(self.where, pred)
 
     def _name(self, ref: FieldRef) -> str:
         return self.schema.features[ref.index].name
@@ -267,20 +263,20 @@ class RuleSetReader:
             if hi != math.inf or not parts:
                 parts.append(Compare(feature=feature, op="<=", value=hi))
             cond = parts[0] if len(parts) == 1 else And(items=tuple(parts))
-            r = self.maker._threshold(el, FieldRef(ref.index, "float64"), ref.replacement) \
+            r = self.maker.threshold_of(el, FieldRef(ref.index, "float64"), ref.replacement) \
                 if ref.replacement is not None else math.nan
             return (Not(item=cond), not lo < r <= hi) if op == "notEqual" else (cond, lo < r <= hi)
         self.precisions.setdefault(ref.precision, el)
-        value = self.maker._threshold(el, ref, text)
+        value = self.maker.threshold_of(el, ref, text)
         rk_op = _NUM_OPS[op]
-        holds = ref.replacement is not None and _HOLDS[rk_op](self.maker._threshold(el, ref, ref.replacement), value)
+        holds = ref.replacement is not None and _HOLDS[rk_op](self.maker.threshold_of(el, ref, ref.replacement), value)
         return Compare(feature=feature, op=rk_op, value=value), holds
 
     def _labels(self, el, ref: FieldRef, texts, lenient: bool = False) -> tuple:
         """Domain labels of ``texts``; a value outside the field's values is refused (PMML would
         treat it as invalid) unless ``lenient``, where it is dropped."""
         domain = self.schema.features[ref.index].domain or ()
-        codes = self.maker._codes(el, ref, texts)
+        codes = self.maker.codes_of(el, ref, texts)
         if len(codes) != len(set(texts)) and not lenient:
             known = {str(domain[c]) for c in codes}
             bad = next(t for t in texts if t.strip() not in known)

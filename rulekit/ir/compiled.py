@@ -2,7 +2,8 @@
 
 Rows advance one level per step for all rows at once (no Python loop per row, no recursion).
 Numeric tests use the canonical float64 boundary from :mod:`rulekit.semantics`, so the answer
-equals the source model's float32/float64, ``<``/``<=`` comparison on every value.
+equals the source model's float32/float64, ``<``/``<=`` comparison on every value. Where a missing
+value, a NaN oblique sum, a nominal code and an unseen code go is :mod:`rulekit.semantics.routing`'s.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 
 from rulekit import semantics
 from rulekit.ir.tree import iter_preorder
+from rulekit.semantics import routing
 
 LEAF, NUMERIC, NOMINAL, LINEAR = 0, 1, 2, 3
 _KIND_CODE = {"leaf": LEAF, "numeric": NUMERIC, "nominal": NOMINAL, "linear": LINEAR}
@@ -62,7 +64,7 @@ def compile_tree(tree: nx.DiGraph, domain_sizes: list[int], value_size: int) -> 
         if k == LEAF:
             value[i] = a["value"]
             continue
-        miss_branch[i] = a["missing"]
+        miss_branch[i] = routing.missing_branch(a)
         if k == NOMINAL:
             feature[i] = a["feature"]
             continue
@@ -78,7 +80,7 @@ def compile_tree(tree: nx.DiGraph, domain_sizes: list[int], value_size: int) -> 
     left = np.zeros(n, np.int64)
     right = np.zeros(n, np.int64)
     kids: dict[int, dict[int, int]] = {}
-    nominal_edges: list[tuple[int, int, tuple | None]] = []
+    nominal_edges: dict[int, list[dict]] = {}
     for u, v, d in tree.edges(data=True):
         iu, iv = pos(u), pos(v)
         b = d["branch"]
@@ -88,23 +90,16 @@ def compile_tree(tree: nx.DiGraph, domain_sizes: list[int], value_size: int) -> 
         elif b == 1:
             right[iu] = iv
         if kind[iu] == NOMINAL:
-            nominal_edges.append((iu, iv, d.get("values")))
+            nominal_edges.setdefault(iu, []).append(d)
     missing = np.zeros(n, np.int64)
     for iu, by_branch in kids.items():
         missing[iu] = by_branch[int(miss_branch[iu])]
     nominal: dict[int, np.ndarray] = {}
-    others: dict[int, int] = {}
-    for iu, iv, vals in nominal_edges:
-        table = nominal.get(iu)
-        if table is None:
-            table = nominal[iu] = np.full(domain_sizes[feature[iu]] + 1, -1, np.int64)
-        if vals is None:
-            others[iu] = iv
-        else:
-            table[list(vals)] = iv
-    for iu, table in nominal.items():
-        # codes routed by no edge: the "other" edge, else the missing branch
-        table[table == -1] = others.get(iu, missing[iu])
+    for iu, edges in nominal_edges.items():  # child per code, then unseen (rulekit.semantics.routing)
+        branches = routing.nominal_table(edges, int(miss_branch[iu]), domain_sizes[feature[iu]])
+        by_branch = kids[iu]
+        child_of = np.asarray([by_branch[b] for b in range(len(by_branch))], np.int64)
+        nominal[iu] = child_of[np.asarray(branches, np.int64)]
     return CompiledTree(kind, feature, bound, left, right, missing, value, nominal, linear,
                         np.asarray(order, dtype=np.int64))
 
@@ -162,10 +157,7 @@ def _step_mixed(ct: CompiledTree, X: np.ndarray, rows: np.ndarray, nd: np.ndarra
         for node_id in np.unique(d):
             sel = d == node_id
             table = ct.nominal[int(node_id)]
-            codes = x[sel]
-            nan = np.isnan(codes)
-            c = np.where(nan | (codes < 0) | (codes >= table.size - 1), table.size - 1,
-                         np.nan_to_num(codes, nan=0.0)).astype(np.int64)
+            c, nan = routing.code_slots(x[sel], table.size - 1)
             res = table[c]
             res[nan] = ct.missing[node_id]
             out[sel] = res
@@ -180,7 +172,7 @@ def _step_mixed(ct: CompiledTree, X: np.ndarray, rows: np.ndarray, nd: np.ndarra
             feats, weights = ct.linear[int(node_id)]
             s = linear_score(X, r_all[sel], feats, weights)
             res = np.where(s <= ct.bound[node_id], ct.left[node_id], ct.right[node_id])
-            res[np.isnan(s)] = ct.missing[node_id]
+            res[routing.sum_is_missing(s)] = ct.missing[node_id]
             out[sel] = res
         nxt[idx] = out
     return nxt

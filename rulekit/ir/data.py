@@ -22,7 +22,7 @@ from rulekit.errors import DataError
 UNSEEN = -1.0
 
 
-def _is_missing(v: Any) -> bool:
+def is_missing_value(v: Any) -> bool:
     if v is None:
         return True
     if isinstance(v, float) and math.isnan(v):
@@ -73,7 +73,7 @@ def encode_nominal(values: Any, domain: Sequence[Any], *, exact: bool = False) -
         lookup_s.setdefault(str(v), i)
     int_dom = _int_domain(domain)
     for i, v in enumerate(arr.tolist()):
-        if _is_missing(v):
+        if is_missing_value(v):
             out[i] = np.nan
             continue
         code = lookup_s.get(v)
@@ -96,7 +96,7 @@ def _numeric_column(values: Any, name: str) -> np.ndarray:
         return arr.astype(np.float64)
     out = np.empty(arr.shape[0])
     for i, v in enumerate(arr.tolist()):
-        if _is_missing(v):
+        if is_missing_value(v):
             out[i] = np.nan
             continue
         try:

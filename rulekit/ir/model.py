@@ -1,25 +1,8 @@
 """A Model: one tree or an ensemble of tree graphs, their feature schema, classes and combiner.
 
-Combiners (how tree outputs become a prediction, in the source's arithmetic order):
-
-``single``   one tree; its leaf value is the class distribution or the regression value.
-``average``  leaf values summed in tree order, divided by the number of trees at the end
-             (scikit-learn forests, rulekit bagging): probabilities or regression values.
-``vote``     each tree votes for its leaf's argmax class; probabilities are vote fractions.
-``sum``      raw = base_score, then each tree's leaf value added to output ``tree_output[t]`` in
-             tree order; then ``link``: identity (regression), sigmoid (binary, P(class 1)) or
-             softmax (multiclass). Gradient boosting from scikit-learn, XGBoost, LightGBM.
-             ``arithmetic="float32"`` (XGBoost): base, sums and link in float32, as XGBoost
-             computes them (:mod:`rulekit.ir.float32`); unset: float64.
-``average`` with ``arithmetic="float32"`` (classifiers from float ONNX files, e.g. skl2onnx
-             forests): each leaf value divided by the number of trees and rounded to float32, the
-             quotients added in tree order in float32; two classes: ``[1 - s, s]`` in float32
-             (:func:`rulekit.ir.float32.average32`), bit for bit what onnxruntime computes.
-
-A classifier's label is the argmax of its probabilities (first class on a tie), unless a ``sum``
-combiner sets ``decision``: then it comes from the raw scores, as scikit-learn's boosting does —
-sigmoid: ``classes[1]`` iff ``raw >= 0`` (``"raw>=0"``, GradientBoosting) or ``raw > 0``
-(``"raw>0"``, HistGradientBoosting); softmax: argmax of the raw scores (first on a tie).
+Combiners (how tree outputs become a prediction: ``single``, ``average``, ``vote``, ``sum`` with a
+link, float32 arithmetic, raw-score labels) are defined once in :mod:`rulekit.semantics.combiners`;
+the evaluator here calls its numpy reference, as the rule engine does.
 """
 
 from __future__ import annotations
@@ -33,12 +16,12 @@ import numpy as np
 
 from rulekit.errors import RulekitError
 from rulekit.ir import compiled as _compiled
-from rulekit.ir import float32 as _f32
 from rulekit.ir.data import to_matrix
-from rulekit.ir.links import sigmoid, softmax
+from rulekit.ir.links import sigmoid, softmax  # noqa: F401 - re-exported: their old home
 from rulekit.ir.modelfile_format import model_to_file, save_model
 from rulekit.ir.schema import Combiner, Feature, Label  # noqa: F401 - re-exported: their old home
 from rulekit.ir.tree import validate_tree
+from rulekit.semantics import combiners
 from rulekit.util import gc_paused
 
 
@@ -175,63 +158,26 @@ class Model:
         for ct, leaf in zip(cts, _compiled.apply_all(cts, self._forest, M)):
             yield ct.value[leaf]
 
+    def reduction(self) -> combiners.Reduction:
+        """The combiner as the data every backend spells (:mod:`rulekit.semantics.combiners`)."""
+        return combiners.reduction(self.combiner, len(self.trees), task=self.task,
+                                   value_size=self.leaf_value_size)
+
     def raw_output(self, X: Any) -> np.ndarray:
         """Aggregated scores before any link: (n, n_outputs) for ``sum``, else summed/averaged values."""
         M = self.matrix(X)
-        c = self.combiner
-        n = M.shape[0]
-        if c.kind == "sum" and c.arithmetic == "float32":
-            outs = c.tree_output or (0,) * len(self.trees)
-            vals = (v[:, 0] for v in self.tree_values(M))
-            return _f32.sum32(c.base_score, outs, vals, n).astype(np.float64)
-        if c.kind == "sum":
-            raw = np.tile(np.asarray(c.base_score, dtype=np.float64), (n, 1))
-            outs = c.tree_output or (0,) * len(self.trees)
-            for k, v in zip(outs, self.tree_values(M)):
-                raw[:, k] += v[:, 0]
-            return raw
-        if c.kind == "vote":
-            votes = np.zeros((n, self.n_classes))
-            for v in self.tree_values(M):
-                votes[np.arange(n), np.argmax(v, axis=1)] += 1.0
-            return votes / len(self.trees)
-        if c.kind == "average" and c.arithmetic == "float32":
-            return _f32.average32(self.tree_values(M), len(self.trees), n, self.leaf_value_size).astype(np.float64)
-        total = None
-        for v in self.tree_values(M):
-            total = v.copy() if total is None else total + v
-        if c.kind == "average":
-            total = total / len(self.trees)
-        return total
+        return combiners.aggregate(self.reduction(), self.tree_values(M), M.shape[0])
 
     def predict_proba(self, X: Any) -> np.ndarray:
         if self.task != "classification":
             raise RulekitError("predict_proba needs a classifier; this model is a regressor")
-        raw = self.raw_output(X)
-        if self.combiner.kind != "sum":
-            return raw
-        if self.combiner.arithmetic == "float32":
-            if self.combiner.link == "sigmoid":
-                p = _f32.sigmoid32(raw[:, 0])
-                return np.column_stack([_f32.F32(1) - p, p]).astype(np.float64)
-            return _f32.softmax32(raw).astype(np.float64)
-        if self.combiner.link == "sigmoid":
-            p = sigmoid(raw[:, 0])
-            return np.column_stack([1.0 - p, p])
-        return softmax(raw)
+        return combiners.probabilities(self.reduction(), self.raw_output(X))
 
     def predict(self, X: Any) -> np.ndarray:
+        raw = self.raw_output(X)
         if self.task == "regression":
-            raw = self.raw_output(X)
             return raw[:, 0]
-        c = self.combiner
-        if c.kind == "sum" and c.decision is not None:
-            raw = self.raw_output(X)
-            if c.link == "sigmoid":
-                hit = raw[:, 0] >= 0 if c.decision == "raw>=0" else raw[:, 0] > 0
-                return self.label_array()[hit.astype(np.int64)]
-            return self.label_array()[np.argmax(raw, axis=1)]
-        return self.label_array()[np.argmax(self.predict_proba(X), axis=1)]
+        return self.label_array()[combiners.label_index(self.reduction(), raw)]
 
     def label_array(self) -> np.ndarray:
         """The classes as a numpy array (object dtype when they mix types)."""

@@ -187,6 +187,7 @@ def validate_tree(tree: nx.DiGraph, *, n_features: int, value_size: int | None =
             f = attrs.get("feature")
             if (attrs.get("missing") not in (0, 1) or not isinstance(f, int) or not 0 <= f < n_features
                     or not isinstance(t, float) or t != t or attrs.get("op") not in ("<=", "<")
+                    or (t == -math.inf and attrs.get("op") == "<")
                     or attrs.get("precision") not in ("float32", "float64")):
                 _validate_node(node, attrs, branches.get(node, []), others.get(node, 0), n_features,
                                value_size, fail)
@@ -235,6 +236,10 @@ def _validate_node(node, attrs, branches, n_others, n_features, value_size, fail
             fail(f"node {node}: threshold must be a number (finite or +-inf), got {t!r}")
         if attrs.get("op") not in ("<=", "<"):
             fail(f"node {node}: operator {attrs.get('op')!r} (expected '<=' or '<')")
+        if attrs.get("op") == "<" and t == -math.inf:
+            # no canonical x <= b says "no value" (rulekit.semantics.thresholds.MinusInfinityTest)
+            fail(f"node {node}: the test 'x < -inf' holds for no value and cannot be evaluated exactly "
+                 f"(use '<=' against -inf, or drop the split)")
         if attrs.get("precision") not in ("float32", "float64"):
             fail(f"node {node}: precision {attrs.get('precision')!r}")
     if kind == "linear":

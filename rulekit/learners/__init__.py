@@ -15,7 +15,7 @@ from rulekit.learners.ensembles import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from rulekit.learners.trees import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
+from rulekit.learners.estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 
 __all__ = ["BaggingClassifier", "BaggingRegressor", "C45Classifier", "CARTClassifier", "CARTRegressor",
            "ExtraTreesClassifier", "ExtraTreesRegressor", "ID3Classifier", "RandomForestClassifier",

@@ -27,7 +27,8 @@ from rulekit.ir import compiled as _compiled
 from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.learners._input import LearnerInputError, build_schema, encode, is_frame, ordinal_columns
 from rulekit.learners.builder import Problem
-from rulekit.learners.flat import FlatTree, to_compiled, to_graph
+from rulekit.learners.flat_tree import FlatTree, to_compiled, to_graph
+from rulekit.semantics import combiners
 
 
 def resolve_seed(random_state: Any) -> int | None:
@@ -182,28 +183,25 @@ class RulekitEstimator(BaseEstimator):
             graphs = [to_graph(t, classification=clf) for t in self.flat_trees_]
         params = {k: _json_safe(v) for k, v in self.get_params(deep=False).items()}
         source = {"learner": f"rulekit.learners.{type(self).__name__}", "params": params}
-        kind = "single" if len(graphs) == 1 else self.combiner_
+        kind = self._combiner_kind(len(graphs))
         return Model(graphs, self.features_, task=self._task,
                      classes=[_label(c) for c in self.classes_] if clf else None,
                      combiner=Combiner(kind=kind), target=getattr(self, "target_name_", None),
                      source=source, validate=True)
 
+    def _combiner_kind(self, n_trees: int) -> str:
+        """``model_``'s combiner: one tree is ``single`` (its leaf's class fractions), except for a
+        hard-voting forest, whose one tree still casts one vote (probabilities one-hot)."""
+        return "single" if n_trees == 1 and self.combiner_ != "vote" else self.combiner_
+
     def _raw(self, M: np.ndarray) -> np.ndarray:
-        """Tree outputs combined in tree order, exactly as ``Model.raw_output``."""
-        n = M.shape[0]
-        if self.combiner_ == "vote":
-            votes = np.zeros((n, self.n_classes_))
-            for ct in self.compiled_:
-                v = ct.value[_compiled.apply(ct, M)]
-                votes[np.arange(n), np.argmax(v, axis=1)] += 1.0
-            return votes / len(self.compiled_)
-        total = None
-        for ct in self.compiled_:
-            v = ct.value[_compiled.apply(ct, M)]
-            total = v.copy() if total is None else total + v
-        if len(self.compiled_) > 1:
-            total = total / len(self.compiled_)
-        return total
+        """Tree outputs combined by the combiner reference (:mod:`rulekit.semantics.combiners`) that
+        ``Model.raw_output`` calls, with ``model_``'s combiner."""
+        n_trees = len(self.compiled_)
+        clf = self._task == "classification"
+        red = combiners.reduction(Combiner(kind=self._combiner_kind(n_trees)), n_trees,
+                                  task=self._task, value_size=self.n_classes_ if clf else 1)
+        return combiners.aggregate(red, (ct.value[_compiled.apply(ct, M)] for ct in self.compiled_), M.shape[0])
 
     def apply(self, X: Any) -> np.ndarray:
         """Id of the leaf each row reaches (one column per tree; the ids of ``model_``'s graphs)."""

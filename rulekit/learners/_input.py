@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from rulekit.errors import RulekitError
-from rulekit.ir.data import _is_missing, encode_nominal
+from rulekit.ir.data import is_missing_value, encode_nominal
 from rulekit.ir.model import Feature
 
 
@@ -60,7 +60,7 @@ def _object_kind(values: Sequence[Any]) -> str:
     """``numeric`` when every present value is a real number, else ``nominal``; odd objects raise."""
     numeric = True
     for v in values:
-        if _is_missing(v):
+        if is_missing_value(v):
             continue
         if isinstance(v, (bool, np.bool_)) or isinstance(v, str):
             numeric = False
@@ -79,7 +79,7 @@ def domain_of(values: Sequence[Any], categories: Sequence[Any] | None = None) ->
     if categories is not None:
         raw = [_scalar(c) for c in categories]
     else:
-        raw = list(dict.fromkeys(_scalar(v) for v in values if not _is_missing(v)))
+        raw = list(dict.fromkeys(_scalar(v) for v in values if not is_missing_value(v)))
     if raw and all(isinstance(v, int) and not isinstance(v, bool) for v in raw):
         return tuple(sorted(raw)) if categories is None else tuple(raw)
     text = [v if isinstance(v, str) else str(v) for v in raw]
@@ -93,7 +93,7 @@ def _to_float(col: Any, name: str) -> np.ndarray:
         return arr.astype(np.float64)
     out = np.empty(arr.shape[0])
     for i, v in enumerate(arr.tolist()):
-        if _is_missing(v):
+        if is_missing_value(v):
             out[i] = np.nan
             continue
         if isinstance(v, str):

@@ -25,7 +25,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from rulekit.learners._base import ClassifierOutputs, RegressorOutputs, RulekitEstimator, resolve_seed
 from rulekit.learners._input import LearnerInputError
 from rulekit.learners.builder import Settings, build
-from rulekit.learners.trees import _max_features, numbers_int
+from rulekit.learners.estimators import max_features_count, numbers_int
 
 _ALGORITHMS = {
     # algorithm: (nominal split, missing handling, classification criterion)
@@ -59,7 +59,7 @@ class _Ensemble(RulekitEstimator):
                         max_depth=self.max_depth, min_samples_split=self.min_samples_split,
                         min_samples_leaf=self.min_samples_leaf,
                         min_impurity_decrease=float(self.min_impurity_decrease),
-                        max_features=_max_features(self.max_features, p),
+                        max_features=max_features_count(self.max_features, p),
                         random_thresholds=self._random_thresholds,
                         require_positive_gain=self.algorithm == "c45")
 

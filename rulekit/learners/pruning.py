@@ -22,7 +22,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from rulekit.learners.flat import LEAF, FlatTree, make_leaves, node_totals
+from rulekit.learners.flat_tree import LEAF, FlatTree, make_leaves, node_totals
 
 
 def _children(tree: FlatTree, i: int) -> range:
@@ -44,7 +44,7 @@ def leaf_errors(tree: FlatTree, totals: np.ndarray, classification: bool) -> np.
 def example_totals(tree: FlatTree, M: np.ndarray, target: np.ndarray, weight: np.ndarray,
                    classification: bool, n_classes: int, domain_sizes: list[int]) -> np.ndarray:
     """Per-node totals of a labelled data set routed through the tree (every node on each path)."""
-    from rulekit.learners.flat import apply  # noqa: PLC0415
+    from rulekit.learners.flat_tree import apply  # noqa: PLC0415
 
     leaf = apply(tree, M, domain_sizes)
     if classification:

@@ -22,7 +22,7 @@ from rulekit.errors import RulekitError
 from rulekit.rules import engine
 from rulekit.rules.base import Conclusion, Rule, RuleBase
 from rulekit.rules.outcomes import class_index
-from rulekit.rules.boxes import (Box, Schema, TooComplex, boxes_condition, condition_boxes, count_literals,
+from rulekit.rules.boxes import (Box, LiteralSchema, TooComplex, boxes_condition, condition_boxes, count_literals,
                                  merge_boxes, no_gc, remember_boxes)
 from rulekit.rules.stats import class_codes
 
@@ -39,7 +39,7 @@ def dnf(rb: RuleBase, X: Any = None, y: Any = None, *, mdl: bool = False, positi
 
 
 def _dnf(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, merge: bool) -> RuleBase:
-    schema = Schema(rb)
+    schema = LiteralSchema(rb)
     oc = engine.outcomes(rb)
     classes = oc.classes
     K = len(classes)
@@ -105,7 +105,7 @@ def _dnf(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, merge: bool) ->
     return _distributions(rb, res, oc, dist_src, trimmed, X, y, K)
 
 
-def _size(rb: RuleBase, schema: Schema, groups: list, c: int) -> tuple:
+def _size(rb: RuleBase, schema: LiteralSchema, groups: list, c: int) -> tuple:
     """How much a class's rules weigh: literals, then training cases, then the earlier class."""
     lits = sum(count_literals(boxes_condition(bs, schema)) for cc, bs, _ in groups if cc == c)
     train = sum(rb.rules[i].stats.get("train_n", 0.0) for cc, _, src in groups if cc == c for i in src)
@@ -124,7 +124,7 @@ def _exclusive(groups: list) -> bool:
 
 def _complete(rb: RuleBase) -> bool:
     """Every row matches some rule (the compiled diagram has no default leaf)."""
-    from rulekit.rules import diagram  # noqa: PLC0415
+    from rulekit.rules import decision_diagram as diagram  # noqa: PLC0415
 
     d = diagram.get(rb, tuple(range(len(rb.rules))))
     if d is None:
@@ -170,7 +170,7 @@ def _with_dist_concl(c: Conclusion, d: np.ndarray | None, K: int) -> Conclusion:
     return c.model_copy(update={"distribution": tuple(float(v) for v in d / d.sum())})
 
 
-def _mdl_groups(rb: RuleBase, schema: Schema, groups: list, X: Any, y: Any) -> list:
+def _mdl_groups(rb: RuleBase, schema: LiteralSchema, groups: list, X: Any, y: Any) -> list:
     """Per class, the subset of its terms with the shortest description (C4.5rules)."""
     from rulekit.rules.prune import _feature_stats, _mdl_subset, _context  # noqa: PLC0415
 

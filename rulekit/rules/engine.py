@@ -6,7 +6,7 @@ a boolean vector (numeric tests through :func:`rulekit.semantics.canonical`, so 
 tree's float32/float64 comparison on every value). No Python loop runs per row.
 
 First-hit rule lists (and each group of an ensemble) are additionally compiled into a decision
-diagram (:mod:`rulekit.rules.diagram`) whose walk costs O(depth) per row instead of O(rules); the
+diagram (:mod:`rulekit.rules.decision_diagram`) whose walk costs O(depth) per row instead of O(rules); the
 generic evaluator is the reference and the fallback (oblique tests, very large DNFs, ``vote``,
 ``weighted-sum``, ``explain``). There, conditions shaped AND of ORs of ANDs of literals (every path
 rule) are compiled once per rule base into literal indexes and evaluated for their TRUE rows only.
@@ -21,12 +21,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rulekit.errors import RulekitError
-from rulekit.ir import float32 as _f32
 from rulekit.ir.data import to_matrix
-from rulekit.ir.links import sigmoid, softmax
-from rulekit.rules.boxes import NomSet, NumSet, Schema, conjuncts, fold, iter_literals, no_gc
+from rulekit.rules.boxes import LiteralSchema, NomSet, NumSet, conjuncts, fold, iter_literals, no_gc
 from rulekit.rules.conditions import And, Not, Or
 from rulekit.rules.outcomes import Outcomes, build_outcomes, outcomes, rule_name
+from rulekit.semantics import combiners
 
 if TYPE_CHECKING:
     from rulekit.rules.base import RuleBase
@@ -51,7 +50,7 @@ def matrix(rb: RuleBase, X: Any) -> np.ndarray:
 class Evaluator:
     """Evaluates conditions on a matrix; literals are cached by their exact value set."""
 
-    def __init__(self, schema: Schema, M: np.ndarray):
+    def __init__(self, schema: LiteralSchema, M: np.ndarray):
         self.schema = schema
         self.M = M
         self.n = M.shape[0]
@@ -201,7 +200,7 @@ def conjunction(cond: Any) -> list[list[list[Any]]] | None:
     return out
 
 
-def compiled_conditions(rb: RuleBase, schema: Schema) -> tuple[list, list[tuple[Any, Any]], list]:
+def compiled_conditions(rb: RuleBase, schema: LiteralSchema) -> tuple[list, list[tuple[Any, Any]], list]:
     """Per rule its :func:`conjunction` with literals as indexes into one list of (key, TRUE set)
     pairs, one per distinct literal (None: not of that shape), that list, and per rule where each
     top-level conjunct's terms end (``explain`` reports conjuncts); cached per rule base object."""
@@ -216,7 +215,7 @@ def compiled_conditions(rb: RuleBase, schema: Schema) -> tuple[list, list[tuple[
     return result
 
 
-def _compile(rb: RuleBase, schema: Schema) -> tuple[list, list[tuple[Any, Any]], list]:
+def _compile(rb: RuleBase, schema: LiteralSchema) -> tuple[list, list[tuple[Any, Any]], list]:
     ids: dict[Any, int] = {}
     sets: list[tuple[Any, Any]] = []
     rules: list = []
@@ -268,15 +267,15 @@ def conjuncts_true(rb: RuleBase, ev: Evaluator, compiled: tuple, i: int) -> list
     return [ev.all_of(terms[a:b], compiled[1]) for a, b in zip([0] + ends, ends)]
 
 
-def _schema(rb: RuleBase, where: str = "") -> Schema:
-    s = Schema(rb)
+def _schema(rb: RuleBase, where: str = "") -> LiteralSchema:
+    s = LiteralSchema(rb)
     s.where = where
     return s
 
 
 def validate(rb: RuleBase) -> None:
     """Check every name, label and operator of the rule base (RulekitError naming the rule)."""
-    schema = Schema(rb)
+    schema = LiteralSchema(rb)
     for i, r in enumerate(rb.rules):
         schema.where = f"rule {rule_name(rb, i)}: "
         for lit in iter_literals(r.condition):
@@ -286,7 +285,7 @@ def validate(rb: RuleBase) -> None:
 
 def match_matrix(rb: RuleBase, M: np.ndarray, rules: list[int] | None = None) -> np.ndarray:
     """(n_rows, n_rules) booleans: rule condition TRUE on the row."""
-    schema = Schema(rb)
+    schema = LiteralSchema(rb)
     idx = list(range(len(rb.rules))) if rules is None else rules
     out = np.zeros((M.shape[0], len(idx)), bool)
     step = max(1, CHUNK_CELLS // max(1, len(idx)))
@@ -317,7 +316,7 @@ def first_hit(rb: RuleBase, M: np.ndarray, rules: list[int] | None = None, *,
     if not idx:
         return np.full(n, -1, np.int64)
     if use_diagram:
-        from rulekit.rules import diagram  # noqa: PLC0415
+        from rulekit.rules import decision_diagram as diagram  # noqa: PLC0415
 
         d = diagram.get(rb, tuple(idx))
         if d is not None:
@@ -328,7 +327,7 @@ def first_hit(rb: RuleBase, M: np.ndarray, rules: list[int] | None = None, *,
 def _first_hit_generic(rb: RuleBase, M: np.ndarray, idx: list[int]) -> np.ndarray:
     n = M.shape[0]
     out = np.full(n, -1, np.int64)
-    schema = Schema(rb)
+    schema = LiteralSchema(rb)
     compiled = compiled_conditions(rb, schema)
     step = max(1, CHUNK_CELLS // max(1, len(idx)))
     for s in range(0, n, step):
@@ -399,7 +398,8 @@ def _scores(rb: RuleBase, M: np.ndarray, *, need_vec: bool = True) -> tuple[np.n
 
 
 def _combine(rb: RuleBase, M: np.ndarray, out: Outcomes) -> tuple[np.ndarray, np.ndarray | None, Outcomes]:
-    """Groups are trees: first hit within each group, then the model's combiner (same arithmetic order)."""
+    """Groups are trees: first hit within each group, then the model's combiner
+    (:mod:`rulekit.semantics.combiners`, the tree evaluator's arithmetic)."""
     c = rb.combiner
     n = M.shape[0]
     R = len(rb.rules)
@@ -413,57 +413,12 @@ def _combine(rb: RuleBase, M: np.ndarray, out: Outcomes) -> tuple[np.ndarray, np
             hit = first_hit(rb, M, idx)
             yield out.vec[np.where(hit < 0, R, hit)]
 
-    if c.kind == "sum" and c.arithmetic == "float32":  # XGBoost's float32 sums and link
-        outs = c.tree_output or (0,) * len(grs)
-        raw = _f32.sum32(c.base_score, outs, (v[:, 0] for v in tree_values()), n).astype(np.float64)
-        if rb.task == "regression":
-            return raw[:, :1], None, out
-        if c.link == "sigmoid":
-            p = _f32.sigmoid32(raw[:, 0])
-            proba = np.column_stack([_f32.F32(1) - p, p]).astype(np.float64)
-        else:
-            proba = _f32.softmax32(raw).astype(np.float64)
-        return proba, np.argmax(proba, axis=1), out
-    if c.kind == "sum":
-        raw = np.tile(np.asarray(c.base_score, dtype=np.float64), (n, 1))
-        outs = c.tree_output or (0,) * len(grs)
-        for k, v in zip(outs, tree_values()):
-            raw[:, k] += v[:, 0]
-        if rb.task == "regression":
-            return raw[:, :1], None, out
-        if c.link == "sigmoid":
-            p = sigmoid(raw[:, 0])
-            proba = np.column_stack([1.0 - p, p])
-        elif c.link == "softmax":
-            proba = softmax(raw)
-        else:
-            raise RulekitError("a boosted classifier needs a sigmoid or softmax link")
-        decision = getattr(c, "decision", None)
-        if decision is None:
-            cls = np.argmax(proba, axis=1)
-        elif c.link == "sigmoid":  # the label from the raw score, as scikit-learn's boosting decides
-            cls = (raw[:, 0] >= 0 if decision == "raw>=0" else raw[:, 0] > 0).astype(np.int64)
-        else:
-            cls = np.argmax(raw, axis=1)
-        return proba, cls, out
-    if c.kind == "vote":
-        votes = np.zeros((n, K))
-        rows = np.arange(n)
-        for v in tree_values():
-            votes[rows, np.argmax(v, axis=1)] += 1.0
-        proba = votes / len(grs)
-        return proba, np.argmax(proba, axis=1), out
-    if c.kind == "average" and c.arithmetic == "float32":  # onnxruntime's float32 sums (skl2onnx forests)
-        proba = _f32.average32(tree_values(), len(grs), n, K).astype(np.float64)
-        return proba, np.argmax(proba, axis=1), out
-    total = None
-    for v in tree_values():
-        total = v.copy() if total is None else total + v
-    if c.kind == "average":
-        total = total / len(grs)
+    red = combiners.reduction(c, len(grs), task=rb.task, value_size=K if rb.task == "classification" else 1)
+    raw = combiners.aggregate(red, tree_values(), n)
     if rb.task == "regression":
-        return total, None, out
-    return total, np.argmax(total, axis=1), out
+        return raw[:, :1], None, out
+    proba = combiners.probabilities(red, raw)
+    return proba, combiners.label_index(red, raw, proba), out
 
 
 def predict(rb: RuleBase, X: Any) -> np.ndarray:

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rulekit.rules import text
-from rulekit.rules.boxes import Schema, conjuncts, no_gc
+from rulekit.rules.boxes import LiteralSchema, conjuncts, no_gc
 from rulekit.rules.engine import (CHUNK_CELLS, Evaluator, compiled_conditions, conjuncts_true, groups,
                                   matrix, predict_matrix)
 from rulekit.rules.outcomes import rule_name
+from rulekit.semantics.values import same_or_text
 
 if TYPE_CHECKING:
     from rulekit.rules.base import RuleBase
@@ -56,7 +57,7 @@ def _explain(rb: RuleBase, X: Any, max_near_misses: int) -> list[Explanation]:
     pred = predict_matrix(rb, M)
     n = M.shape[0]
     R = len(rb.rules)
-    schema = Schema(rb)
+    schema = LiteralSchema(rb)
     res: list[Explanation] = []
     rule_text = [text.condition(r.condition) for r in rb.rules]
     compiled = compiled_conditions(rb, schema)
@@ -144,9 +145,10 @@ def _near_misses(rb: RuleBase, one: np.ndarray, parts: list, j: int, pred: Any, 
 
 
 def _same(a: Any, b: Any) -> bool:
+    """A rule's label against a predicted one (a numpy scalar read as its Python value)."""
     if isinstance(b, np.generic):
         b = b.item()
-    return type(a) is type(b) and a == b or str(a) == str(b)
+    return same_or_text(a, b)
 
 
 def _row_text(rb: RuleBase, fired: Any, matched: tuple, near: tuple, pred: Any, rule_text: list) -> str:

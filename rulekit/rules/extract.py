@@ -4,7 +4,11 @@ Numeric tests keep the tree's own threshold, operator and precision (``x <= t`` 
 ``x < t`` / ``x >= t`` for XGBoost), so the rule base compares exactly like the tree. The branch a
 split sends missing values to gets ``(test or x is missing)``. Nominal splits become ``=``/``in``
 tests -- ``not in`` for the branch that takes every other value, unseen values included -- exactly
-as the compiled tree routes codes. Oblique splits become :class:`~rulekit.rules.base.Linear` tests.
+as the compiled tree routes codes. Oblique splits become :class:`~rulekit.rules.base.Linear` tests;
+their missing side also takes a NaN sum (``inf - inf``), spelled with infinite partial sums
+(:func:`rulekit.semantics.routing.nan_sum_tests`):
+``0.3*a + 1.2*b <= 4 or a is missing or b is missing or (0.3*a >= inf and 1.2*b <= -inf) or
+(0.3*a <= -inf and 1.2*b >= inf)``.
 
 Ensembles give one group per tree (``Rule.group``) and keep the model's combiner, so the rule base
 predicts what the model predicts, probabilities included. The walk uses an explicit stack; with
@@ -24,8 +28,10 @@ from rulekit.errors import RulekitError
 from rulekit.ir.model import Model
 from rulekit.ir.tree import children_by_branch, root_of
 from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Linear, Or, Rule, RuleBase
-from rulekit.rules.boxes import (Box, NomSet, Schema, box_condition, complement, no_gc, prime_canonical,
+from rulekit.rules.boxes import (Box, LiteralSchema, NomSet, box_condition, complement, no_gc, prime_canonical,
                                  remember_boxes)
+from rulekit.rules.box_conditions import nan_sum
+from rulekit.semantics import routing
 
 _NEG = {"<=": ">", "<": ">="}
 MAX_RAW_LITERALS = 5_000_000
@@ -52,7 +58,7 @@ def _extract(model: Model, simplify: bool, name: str | None) -> RuleBase:
     shell = RuleBase(name=name or "rules", task=model.task, target=model.target or "target",
                      classes=tuple(model.classes) if model.classes is not None else None,
                      features=tuple(model.features), precision=precision)
-    schema = Schema(shell)
+    schema = LiteralSchema(shell)
     for prec in ("float32", "float64"):
         prime_canonical([float(a["threshold"]) for t in model.trees for _, a in t.nodes(data=True)
                          if a["kind"] == "numeric" and a.get("precision", "float64") == prec == precision], prec)
@@ -88,7 +94,7 @@ def _branch_literals(model: Model, tree: nx.DiGraph, node: int, precision: str) 
     """The literal (or ``Or(literal, is missing)``) each branch of ``node`` adds, in branch order."""
     a = tree.nodes[node]
     kids = children_by_branch(tree, node)
-    miss = a["missing"]
+    miss = routing.missing_branch(a)
     kind = a["kind"]
     if kind == "numeric":
         name = model.features[a["feature"]].name
@@ -102,7 +108,7 @@ def _branch_literals(model: Model, tree: nx.DiGraph, node: int, precision: str) 
         terms = tuple((float(w), model.features[f].name) for f, w in zip(a["features"], a["weights"]))
         op, t = a["op"], float(a["threshold"])
         lits = [Linear(terms=terms, op=op, value=t), Linear(terms=terms, op=_NEG[op], value=t)]
-        missing = [IsMissing(feature=n) for n in dict.fromkeys(n for _, n in terms)]
+        missing = [IsMissing(feature=n) for n in dict.fromkeys(n for _, n in terms)] + list(nan_sum(terms))
     elif kind == "nominal":
         feat = model.features[a["feature"]]
         lits = _nominal_literals(tree, node, feat, kids, miss)
@@ -111,7 +117,7 @@ def _branch_literals(model: Model, tree: nx.DiGraph, node: int, precision: str) 
         raise RulekitError(f"node {node}: unknown split kind {kind!r}")
     out = []
     for b, lit in enumerate(lits):
-        if b == miss:
+        if routing.takes_missing(a, b):
             if lit is None:
                 out.append(missing[0] if len(missing) == 1 else Or.model_construct(items=tuple(missing)))
             else:
@@ -122,21 +128,12 @@ def _branch_literals(model: Model, tree: nx.DiGraph, node: int, precision: str) 
 
 
 def _nominal_literals(tree: nx.DiGraph, node: int, feat, kids: list[int], miss: int) -> list[Any]:
-    """Per branch, the test on non-missing values that routes a row there (None: no value does)."""
+    """Per branch, the test on non-missing values that routes a row there (None: no value does);
+    the codes per branch come from :mod:`rulekit.semantics.routing`."""
     size = len(feat.domain or ())
-    branch_of = {child: b for b, child in enumerate(kids)}
-    table = [-1] * (size + 1)  # slot ``size`` = a value outside the domain
-    for child, data in tree.succ[node].items():  # same order and rules as rulekit.ir.compiled
-        vals = data.get("values")
-        if vals is None:
-            table = [branch_of[child] if x == -1 else x for x in table]
-        else:
-            for code in vals:
-                table[code] = branch_of[child]
-    table = [miss if x == -1 else x for x in table]
+    table = routing.nominal_table(tree.succ[node].values(), miss, size)
     out: list[Any] = []
-    for b in range(len(kids)):
-        codes = frozenset((-1 if slot == size else slot) for slot, x in enumerate(table) if x == b)
+    for codes in routing.codes_by_branch(table, len(kids)):
         if not codes:
             out.append(None)
             continue
@@ -166,7 +163,7 @@ def _conclusion(model: Model, value: tuple, ensemble: bool) -> Conclusion:
     return Conclusion(label=model.classes[int(np.argmax(dist))], distribution=dist)
 
 
-def _tree_rules(model: Model, tree: nx.DiGraph, group: int, ensemble: bool, precision: str, schema: Schema,
+def _tree_rules(model: Model, tree: nx.DiGraph, group: int, ensemble: bool, precision: str, schema: LiteralSchema,
                 simplify: bool) -> list[Rule]:
     rules: list[Rule] = []
     root = root_of(tree)
@@ -211,10 +208,12 @@ def _tree_rules(model: Model, tree: nx.DiGraph, group: int, ensemble: bool, prec
     return rules
 
 
-def _literal_sets(lit: Any, schema: Schema) -> list[tuple[Any, Any]] | None:
+def _literal_sets(lit: Any, schema: LiteralSchema) -> list[tuple[Any, Any]] | None:
     """The single-key constraint a branch literal imposes (None: no row takes the branch)."""
     if isinstance(lit, Or):
-        core = [i for i in lit.items if not isinstance(i, IsMissing)]
+        # the branch's own test: anything but the added ``is missing`` (a branch taking every code
+        # has ``is not missing`` there, itself an IsMissing)
+        core = [i for i in lit.items if not (isinstance(i, IsMissing) and not i.negated)]
         if not lit.items:
             return None
         if not core:

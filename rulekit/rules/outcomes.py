@@ -14,6 +14,7 @@ import numpy as np
 
 from rulekit.errors import RulekitError
 from rulekit.rules.conditions import Conclusion
+from rulekit.semantics.values import index_of, same
 
 if TYPE_CHECKING:
     from rulekit.rules.base import RuleBase
@@ -46,18 +47,6 @@ def label_array(classes: list) -> np.ndarray:
     return arr
 
 
-def index_of(values, value: Any) -> int | None:
-    """Position of ``value`` in ``values``: the first equal of the same type, else the first with the
-    same text (a label read from text matches a numeric class); None when neither."""
-    for i, v in enumerate(values):
-        if type(v) is type(value) and v == value:
-            return i
-    for i, v in enumerate(values):
-        if str(v) == str(value):
-            return i
-    return None
-
-
 def class_index(classes: list, lab: Any, where: str) -> int:
     i = index_of(classes, lab)
     if i is not None:
@@ -70,8 +59,7 @@ def rule_classes(rb: RuleBase) -> list:
         return list(rb.classes)
     seen: list = []
     for c in [r.conclusion for r in rb.rules] + [rb.default]:
-        if c is not None and c.label is not None and all(not (type(s) is type(c.label) and s == c.label)
-                                                          for s in seen):
+        if c is not None and c.label is not None and all(not same(s, c.label) for s in seen):
             seen.append(c.label)
     return seen
 
@@ -137,4 +125,5 @@ def outcomes(rb: RuleBase) -> Outcomes:
     return out
 
 
-__all__ = ["Outcomes", "build_outcomes", "class_index", "label_array", "outcomes", "rule_classes", "rule_name"]
+__all__ = ["Outcomes", "build_outcomes", "class_index", "index_of", "label_array", "outcomes", "rule_classes",
+           "rule_name"]

@@ -17,6 +17,12 @@
 A rule's conditions are the bounds of its box: ``20 < x <= 40`` is two conditions that prune
 separately, ``(x <= 5 or x is missing)`` one. Rules whose condition is not a single conjunction are
 kept as they are.
+
+Why one module of ~600 lines: the three passes and the MDL choice share the row context (``_Ctx``, the
+condition units and their truth rows); split by job, ``organize``/MDL would import those helpers
+from here while this module re-exports ``organize`` (an import cycle), and four mutation-test
+files (tests/rules/test_prune_mutants*.py) reach the private functions here by name. A split
+moves the shared context to its own module first (session 5 left it; docs/rules.md, Open).
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from rulekit.errors import RulekitError
 from rulekit.rules import engine
 from rulekit.rules.base import Conclusion, Rule, RuleBase
 from rulekit.rules.outcomes import class_index
-from rulekit.rules.boxes import (HIGH, LOW, UNSEEN, Box, NomSet, NumSet, Schema, TooComplex, box_condition,
+from rulekit.rules.boxes import (HIGH, LOW, UNSEEN, Box, LiteralSchema, NomSet, NumSet, TooComplex, box_condition,
                                  condition_boxes, count_literals, no_gc)
 from rulekit.rules.stats import class_codes
 
@@ -100,7 +106,7 @@ def box_of(box: Box, keep: list[Unit]) -> Box:
 @dataclass
 class _Ctx:
     rb: RuleBase
-    schema: Schema
+    schema: LiteralSchema
     ev: engine.Evaluator
     yc: np.ndarray  # class index per row (-1: not a class of the base)
     classes: list
@@ -114,7 +120,7 @@ def _context(rb: RuleBase, X: Any, y: Any) -> _Ctx:
     yc = class_codes(y, classes)
     if len(yc) != M.shape[0]:
         raise RulekitError(f"prune data: {M.shape[0]} rows but {len(yc)} labels")
-    schema = Schema(rb)
+    schema = LiteralSchema(rb)
     return _Ctx(rb, schema, engine.Evaluator(schema, M), yc, classes)
 
 

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from rulekit.rules.base import Rule, RuleBase
-from rulekit.rules.boxes import (Box, Schema, TooComplex, boxes_condition, condition_boxes, count_literals,
+from rulekit.rules.boxes import (Box, LiteralSchema, TooComplex, boxes_condition, condition_boxes, count_literals,
                                  is_rendered, merge_boxes, no_gc, remember_boxes)
 
 MAX_PAIRWISE = 4000  # boxes; above this the quadratic shadow check is skipped (it is only an economy)
@@ -28,7 +28,7 @@ def simplify(rb: RuleBase) -> RuleBase:
 
 
 def _simplify(rb: RuleBase) -> RuleBase:
-    schema = Schema(rb)
+    schema = LiteralSchema(rb)
     out: list[Rule] = []
     for i, r in enumerate(rb.rules):
         if is_rendered(r.condition, schema):
@@ -56,9 +56,9 @@ def _simplify(rb: RuleBase) -> RuleBase:
     return rb
 
 
-def rule_boxes(rb: RuleBase, schema: Schema | None = None, *, limit: int = 256) -> list[list[Box] | None]:
+def rule_boxes(rb: RuleBase, schema: LiteralSchema | None = None, *, limit: int = 256) -> list[list[Box] | None]:
     """Each rule's condition as boxes (None where the DNF would be too large)."""
-    schema = schema or Schema(rb)
+    schema = schema or LiteralSchema(rb)
     out: list[list[Box] | None] = []
     for i, r in enumerate(rb.rules):
         schema.where = f"rule {rule_name(rb, i)}: "

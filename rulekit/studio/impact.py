@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from rulekit.diffing.regions import aligned_proba
-from rulekit.diffing.rows import Confusion, _confusion, codes, union_classes
+from rulekit.diffing.rows import Confusion, confusion_of, codes, union_classes
 from rulekit.rules import engine
 from rulekit.rules.base import RuleBase
 from rulekit.table import CsvColumns, check_columns, located
@@ -249,7 +249,7 @@ def impact(before: Scored, after: Scored, y: Any = None, *, y_codes: Any = None,
         ky = None
         if y is not None:
             ky = codes(y, classes) if y_codes is None else y_codes(classes)
-            out.confusion = _confusion(classes, ky, ka, kb)
+            out.confusion = confusion_of(classes, ky, ka, kb)
     out.changed_rows = np.flatnonzero(changed).tolist()
     out.rules = _rule_rows(after, ky, classes, names, lines, conclusions)
     return out

@@ -15,6 +15,8 @@ labels from the classes, distributions have one entry per class, thresholds are 
 
 from __future__ import annotations
 
+import math
+
 from hypothesis import strategies as st
 
 from rulekit.ir.model import Combiner, Feature
@@ -64,6 +66,15 @@ def _unique(values):
     return tuple(out)
 
 
+_AT_MINUS_INF = {"<": "<=", ">=": ">"}
+
+
+def _exact(op: str, value: float) -> tuple[str, float]:
+    """``x < -inf`` and ``x >= -inf`` are refused (no canonical test says them,
+    ``rulekit.semantics.thresholds.MinusInfinityTest``): drawn there, the strategy writes ``<=``/``>``."""
+    return (_AT_MINUS_INF.get(op, op), value) if value == -math.inf else (op, value)
+
+
 @st.composite
 def features(draw, min_size: int = 1, max_size: int = 6) -> tuple[Feature, ...]:
     fnames = draw(st.lists(names, min_size=min_size, max_size=max_size, unique=True))
@@ -87,10 +98,11 @@ def _literal(draw, feats):
     if kind == "linear" and numeric:
         terms = draw(st.lists(st.tuples(floats, st.sampled_from([g.name for g in numeric])),
                               min_size=1, max_size=3))
-        return Linear(terms=tuple(terms), op=draw(st.sampled_from(["<", "<=", ">", ">="])), value=draw(floats))
+        op, value = _exact(draw(st.sampled_from(["<", "<=", ">", ">="])), draw(floats))
+        return Linear(terms=tuple(terms), op=op, value=value)
     if f.kind == "numeric":
-        return Compare(feature=f.name, op=draw(st.sampled_from(["<", "<=", ">", ">=", "=", "!="])),
-                       value=draw(floats))
+        op, value = _exact(draw(st.sampled_from(["<", "<=", ">", ">=", "=", "!="])), draw(floats))
+        return Compare(feature=f.name, op=op, value=value)
     if kind == "set" or not f.domain:
         vals = draw(st.lists(st.sampled_from(f.domain), max_size=4)) if f.domain else []
         return InSet(feature=f.name, values=tuple(vals), negated=draw(st.booleans()))
@@ -110,8 +122,9 @@ def conditions(draw, feats, max_depth: int = 4):
             numeric = [g for g in feats if g.kind == "numeric"]
             if numeric:
                 g = draw(st.sampled_from(numeric)).name
-                return And(items=(Compare(feature=g, op=draw(st.sampled_from([">", ">="])), value=draw(floats)),
-                                  Compare(feature=g, op=draw(st.sampled_from(["<", "<="])), value=draw(floats)),
+                lo_op, lo = _exact(draw(st.sampled_from([">", ">="])), draw(floats))
+                hi_op, hi = _exact(draw(st.sampled_from(["<", "<="])), draw(floats))
+                return And(items=(Compare(feature=g, op=lo_op, value=lo), Compare(feature=g, op=hi_op, value=hi),
                                   *[node(depth + 1) for _ in range(draw(st.integers(0, 2)))]))
         n = draw(st.integers(0, 4))
         items = tuple(node(depth + 1) for _ in range(n))

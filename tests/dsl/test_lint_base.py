@@ -111,7 +111,7 @@ def test_uncovered_matches_the_engine():
                             "r3: if outlook in {rain, overcast} and h is not missing then no\n")
     gaps = uncovered(rb)
     assert gaps
-    schema = boxes.Schema(rb)
+    schema = boxes.LiteralSchema(rb)
     holes = rb.model_copy(update={"rules": tuple(Rule(condition=boxes.box_condition(g, schema),
                                                       conclusion=Conclusion(label="no")) for g in gaps)})
     hs = [0.5, 1.0, float(np.nextafter(np.float32(1), np.float32(2))), 1.0000000001, 2.0, 3.0,
@@ -148,3 +148,22 @@ def test_no_finding_on_pruned_and_merged_first_hit_rules(name, how):
           "reduced-error-dnf": {"prune": "reduced-error", "prune_data": (X, y), "dnf": True}}[how]
     back = dsl.loads(dsl.dumps(rulekit.to_rules(model, **kw)))
     assert back.lint() == [], back.lint()[:3]
+
+
+def test_a_label_is_its_class_by_type_then_value():
+    """``True`` is not the class ``1`` (rulekit.semantics.values): a rule concluding True with a
+    distribution that favours True contradicts nothing, though ``1 == True`` in Python."""
+    from rulekit.dsl.lint_base import base_findings
+    from rulekit.ir.schema import Feature
+    from rulekit.rules.base import Compare, RuleBase
+
+    def findings(label, dist):
+        rb = RuleBase(task="classification", classes=(1, True), features=(Feature(name="x"),),
+                      rules=(Rule(condition=Compare(feature="x", op="<=", value=1.0),
+                                  conclusion=Conclusion(label=label, distribution=dist)),),
+                      default=Conclusion(label=1, distribution=(0.8, 0.2)))
+        return [f.message for f in base_findings(rb)]
+
+    assert findings(True, (0.1, 0.9)) == []
+    assert findings(1, (0.1, 0.9)) == ["the label 1 contradicts its distribution: True is more probable "
+                                       "(0.9 against 0.1)"]

@@ -252,3 +252,86 @@ def _votes(match, cls, weight, rules) -> np.ndarray:
     for i in rules:
         votes[match[:, i], cls[i]] += weight[i]
     return votes
+
+
+# --- the prefilter in plain Python (small bases) and in numpy (big ones) ----------------------------
+
+
+def _both_ways(rb, monkeypatch) -> tuple[list, list]:
+    """lint(rb) with the prefilter in plain Python, then in numpy."""
+    from rulekit.dsl import lint_regions
+
+    monkeypatch.setattr(lint_regions, "SMALL_BOXES", 10**9)
+    plain = lint(rb)
+    monkeypatch.setattr(lint_regions, "SMALL_BOXES", -1)
+    arrays = lint(rb)
+    monkeypatch.undo()
+    return plain, arrays
+
+
+@pytest.mark.parametrize("conditions", [pytest.param(_path_conditions(), id="paths"),
+                                        pytest.param(_conditions(), id="mixed")])
+def test_plain_and_numpy_prefilters_give_the_same_findings(conditions, monkeypatch):
+    """Small rule bases (``rulekit check``'s) prefilter in plain Python so that linting them loads no
+    numpy; the findings, witnesses and examples are those of the numpy prefilter, first-hit, vote
+    and ensemble groups alike."""
+    seen = []
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(st.lists(st.tuples(conditions, st.sampled_from(["n", "y"]), st.sampled_from([None, 0.5, 2.0]),
+                              st.integers(0, 1)), min_size=2, max_size=14),
+           st.sampled_from(["float32", "float64"]), st.sampled_from(["first-hit", "vote", "groups"]))
+    def check(rules, precision, order):
+        groups = order == "groups"
+        rb = RuleBase(task="classification", classes=("n", "y"), features=_feats(), precision=precision,
+                      semantics="vote" if groups else order,
+                      combiner={"kind": "vote"} if groups else None,
+                      rules=tuple(Rule(condition=c, conclusion=Conclusion(label=k), weight=w,
+                                       group=g if groups else 0) for c, k, w, g in rules))
+        plain, arrays = _both_ways(rb, monkeypatch)
+        assert plain == arrays
+        seen.extend(plain)
+        _same_prefilter(rb, monkeypatch)
+
+    check()
+    assert any(f.message.startswith(NEVER) and "first" in f.message for f in seen)  # the covering search ran
+    assert any(f.message.startswith((TIE, DEAD)) for f in seen)  # and the vote checks
+
+
+def _same_prefilter(rb, monkeypatch) -> None:
+    """The two prefilters pick the same boxes: those that may meet each rule's, and those whose
+    bounds hold points of every box, with each tested feature missing in turn."""
+    from rulekit.dsl import lint_regions
+
+    monkeypatch.setattr(lint_regions, "SMALL_BOXES", 10**9)
+    plain = lint_regions.Regions(rb)
+    monkeypatch.setattr(lint_regions, "SMALL_BOXES", -1)
+    arrays = lint_regions.Regions(rb)
+    monkeypatch.undo()
+    assert not plain.arrays and arrays.arrays and plain.owner == arrays.owner
+    every = list(range(len(plain.flat)))
+    for j in range(len(rb.rules)):
+        assert plain.meeting(j, every) == arrays.meeting(j, np.asarray(every, dtype=np.int64)).tolist()
+    points = [lint_regions._point(b, plain.schema) for b in plain.flat]
+    points += [{**p, k: None} for p in points for k in p]
+    for p in points:
+        assert plain.holding(p, every) == arrays.holding(p, np.asarray(every, dtype=np.int64)).tolist()
+
+
+def test_plain_and_numpy_prefilters_agree_on_a_big_overlapping_base(monkeypatch):
+    import random
+
+    rnd = random.Random(7)
+    lines = []
+    for _ in range(300):
+        tests = [f"h {rnd.choice(['<=', '>'])} {rnd.uniform(-100, 100):.2f}",
+                 f"w {rnd.choice(['<=', '>'])} {rnd.uniform(-100, 100):.2f}"]
+        if rnd.random() < 0.3:
+            tests.append(f"outlook {rnd.choice(['=', '!='])} {rnd.choice(['sunny', 'rain', 'overcast'])}")
+        lines.append(f"if {' and '.join(tests)} then {rnd.choice(['no', 'yes'])}")
+    for order, n in (("first-hit", 300), ("vote", 20)):  # (more vote rules spend the budget first)
+        rb = dsl.loads(open_header(order, "float32") + "\n".join(lines[:n]) + "\n")
+        plain, arrays = _both_ways(rb, monkeypatch)
+        assert plain == arrays
+        _same_prefilter(rb, monkeypatch)
+        assert any(f.message.startswith(NEVER) or f.message.startswith((TIE, DEAD)) for f in plain)

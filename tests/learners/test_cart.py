@@ -13,7 +13,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from rulekit.learners import CARTClassifier, CARTRegressor
 from rulekit.learners import criteria as C
 from rulekit.learners import pruning
-from rulekit.learners.flat import LEAF
+from rulekit.learners.flat_tree import LEAF
 
 
 def _numeric(n=3000, seed=0):

@@ -16,7 +16,7 @@ from rulekit.learners import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from rulekit.learners.flat import LINEAR, NUMERIC
+from rulekit.learners.flat_tree import LINEAR, NUMERIC
 
 
 def _data(n=800, seed=0):

@@ -19,7 +19,7 @@ from rulekit.learners import (
     ID3Classifier,
     RandomForestClassifier,
 )
-from rulekit.learners.flat import LEAF
+from rulekit.learners.flat_tree import LEAF
 from rulekit.probe import probe_rows
 
 

@@ -10,7 +10,7 @@ import pytest
 from rulekit.learners import CARTClassifier, CARTRegressor, ID3Classifier
 from rulekit.learners import criteria as C
 from rulekit.learners import pruning
-from rulekit.learners.flat import LEAF
+from rulekit.learners.flat_tree import LEAF
 
 
 def _regression(n=600, seed=0):

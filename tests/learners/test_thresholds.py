@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulekit.learners import criteria as C
-from rulekit.learners.trees import CARTClassifier
+from rulekit.learners.estimators import CARTClassifier
 
 finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15, max_value=1e15)
 

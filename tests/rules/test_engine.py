@@ -10,7 +10,7 @@ import pytest
 
 from rulekit.errors import RulekitError
 from rulekit.ir.model import Combiner, Feature
-from rulekit.rules import diagram, engine
+from rulekit.rules import decision_diagram as diagram, engine
 from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule, RuleBase
 from tests.rules import reference
 

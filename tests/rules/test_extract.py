@@ -11,7 +11,7 @@ import pytest
 import rulekit
 from rulekit.ir.model import Feature, Model
 from rulekit.ir.tree import TreeBuilder
-from rulekit.rules import diagram, engine
+from rulekit.rules import decision_diagram as diagram, engine
 from rulekit.rules.base import Compare, InSet, IsMissing, Or
 from rulekit.rules.boxes import count_literals
 from rulekit.rules.extract import extract

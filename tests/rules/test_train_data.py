@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -61,7 +62,7 @@ def test_the_rules_command_reads_training_rows_from_csv(tmp_path):
         fit.run(data=tmp_path / "train.csv", target="y", algorithm="cart", task=None, criterion=None,
                 max_depth=None, min_samples_leaf=1, prune="none", prune_data=None, ensemble=None,
                 n_trees=100, seed=0, output=tmp_path / "m.json", quiet=True)
-        for out, td in (("alone.rules", None), ("both.rules", tmp_path / "train.csv")):
+        for out, td in (("alone.rules", Path("none")), ("both.rules", tmp_path / "train.csv")):
             rules.run(model=tmp_path / "m.json", prune_data=tmp_path / "prune.csv", dnf=True,
                       order="first-hit", output=tmp_path / out, quiet=True, train_data=td)
     assert _acc(rulekit.load(tmp_path / "alone.rules"), test) < 0.8
@@ -94,3 +95,39 @@ def test_the_cli_option_and_a_bad_training_cell(tmp_path, run):
     r = run("rules", "m.json", "--prune-data", "prune.csv", "--train-data", "bad.csv", "-o", "b.rules", cwd=tmp_path)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == ["rulekit: bad.csv:5: column 'x0' (field 1): 'n/a?' is not a number"]
+
+
+def test_a_rule_no_pruning_row_meets_is_not_chosen_on_training_rows_alone():
+    from rulekit.rules.pipeline import met_rules
+
+    rb = rulekit.dsl.loads("rulebase r\ntarget y: classes {0, 1}\nfeature x0: numeric\nfeature x1: numeric\n"
+                           "semantics first-hit\ndefault 0\n\n"
+                           "r1: if x0 <= 0.5 then 1\nr2: if x0 > 0.9 and x1 > 0.9 then 1\n")
+    X = pd.DataFrame({"x0": [0.1, 0.7, 0.95], "x1": [0.2, 0.3, 0.5]})
+    assert [r.id for r in met_rules(rb, X).rules] == ["r1"]
+    assert met_rules(rb, X.assign(x1=0.95)).rules == rb.rules
+
+
+def test_the_default_path_keeps_out_a_rule_only_training_rows_show(tmp_path, run):
+    """Planted dnf8, the benchmark's sample 1: a rule that no pruning row meets, chosen on the
+    training rows that grew it, cost the exact concept (docs/rules.md, session 5)."""
+    import zlib
+
+    from rulekit.testing import concepts as C
+
+    concept = C.nominal_dnf(8)
+    rng = np.random.default_rng([zlib.crc32(b"dnf8"), 1])
+    for name, n in (("train", 3000), ("prune", 1000)):
+        X, y = concept.sample(n, rng)
+        X.assign(y=y).to_csv(tmp_path / f"{name}.csv", index=False)
+    assert run("fit", "train.csv", "--target", "y", "-o", "m.json", "-q", cwd=tmp_path).returncode == 0
+    r = run("rules", "m.json", "--prune-data", "prune.csv", "--dnf", "-o", "m.rules", cwd=tmp_path)
+    assert r.returncode == 0 and "using the training rows recorded by fit" in r.stderr, r.stderr
+    rb = rulekit.load(tmp_path / "m.rules")
+    used, stack = set(), [x.condition for x in rb.rules]
+    while stack:
+        node = stack.pop()
+        stack.extend(getattr(node, "items", ()) or ())
+        if getattr(node, "feature", None):
+            used.add(node.feature)
+    assert C.recovered(concept, rb.predict, used), rulekit.dsl.dumps(rb)

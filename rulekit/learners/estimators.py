@@ -46,7 +46,7 @@ from rulekit.learners import pruning
 from rulekit.learners._base import ClassifierOutputs, RegressorOutputs, RulekitEstimator, resolve_seed
 from rulekit.learners._input import LearnerInputError, encode
 from rulekit.learners.builder import Settings, build
-from rulekit.learners.flat import FlatTree, route_unseen
+from rulekit.learners.flat_tree import FlatTree, route_unseen
 
 PRUNE_METHODS = (None, "none", "reduced-error", "pessimistic", "cost-complexity")
 
@@ -86,7 +86,7 @@ class _TreeEstimator(RulekitEstimator):
             min_samples_leaf=self.min_samples_leaf,
             min_impurity_decrease=float(self.min_impurity_decrease),
             impurity_threshold=float(getattr(self, "impurity_threshold", 0.0)),
-            max_features=_max_features(getattr(self, "max_features", None), n_features),
+            max_features=max_features_count(getattr(self, "max_features", None), n_features),
             random_thresholds=getattr(self, "splitter", "best") == "random",
             oblique=oblique,
             average_gain_guard=bool(getattr(self, "average_gain_guard", True)),
@@ -224,7 +224,7 @@ class _TreeEstimator(RulekitEstimator):
 numbers_int = (int, np.integer)
 
 
-def _max_features(spec: Any, p: int) -> int | None:
+def max_features_count(spec: Any, p: int) -> int | None:
     if spec is None:
         return None
     if isinstance(spec, str):

@@ -22,7 +22,8 @@ import numpy as np
 
 from rulekit.ir import compiled as _compiled
 from rulekit.rules.base import RuleBase
-from rulekit.rules.boxes import NomSet, Schema, TooComplex, condition_boxes, no_gc
+from rulekit.rules.boxes import LiteralSchema, NomSet, TooComplex, condition_boxes, no_gc
+from rulekit.semantics import intervals
 
 INF = math.inf
 LEAF, NUMERIC, NOMINAL = _compiled.LEAF, _compiled.NUMERIC, _compiled.NOMINAL
@@ -48,12 +49,8 @@ def get(rb: RuleBase, idx: tuple[int, ...]) -> Diagram | None:
     return d
 
 
-def _prev(x: float) -> float:
-    return math.nextafter(x, -INF)
-
-
-def _next(x: float) -> float:
-    return math.nextafter(x, INF)
+_prev = intervals.next_down  # the float64 neighbours, as the rule algebra takes them
+_next = intervals.next_up
 
 
 # region of one key: numeric (lo, hi, miss) with lo > hi meaning "only missing"; nominal (codes, miss)
@@ -162,7 +159,7 @@ def build(rb: RuleBase, idx: tuple[int, ...], *, max_nodes: int | None = None,
     list of nested or heavily overlapping rules costs O(rules^2) and gives up here, early, to the
     generic evaluator instead of compiling for minutes).
     """
-    schema = Schema(rb)
+    schema = LiteralSchema(rb)
     cands: list[tuple[int, dict]] = []
     for i in idx:
         schema.where = f"rule {rb.rules[i].id or '#' + str(i + 1)}: "

@@ -1,4 +1,4 @@
-"""The one place that says how a test compares, where a missing value goes and how a number is written.
+"""How a threshold test compares, where the float32 floor lies and how a number is written.
 
 Every backend (the numpy evaluator, the rule engine, Python, SQL and ONNX exporters) asks this module,
 so they cannot drift apart. The central idea: every threshold test a source model performs, whatever
@@ -16,31 +16,75 @@ Source semantics (see ``shared/FACTS.md``):
 from __future__ import annotations
 
 import math
-from typing import Literal
+import struct
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
+from rulekit.errors import RulekitError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Op = Literal["<=", "<"]
 Precision = Literal["float32", "float64"]
 COMPARISON_OPS = ("<", "<=", ">", ">=")
 
-_F32_MAX = float(np.finfo(np.float32).max)
+_F32_MAX = float.fromhex("0x1.fffffep+127")  # numpy.finfo(numpy.float32).max
 _F32_HALF_TOP_ULP = 2.0**103  # half the spacing of float32 just below its max
+_F32_TINY = float.fromhex("0x1p-149")  # the smallest positive float32 (a subnormal)
+_F32 = struct.Struct("<f")
+_U32 = struct.Struct("<I")
+
+# The scalar functions compute float32 roundings with ``struct`` (C's float cast, as numpy's), so
+# importing this module (the linter does, for ``rulekit check``) does not load numpy; the array
+# functions at the end load it when called. tests/ir/test_semantics_arrays.py checks both agree.
+
+
+class MinusInfinityTest(RulekitError, ValueError):
+    """``cast(x) < -inf`` (holds for no value) or ``cast(x) >= -inf`` (for every non-missing one):
+    no canonical ``x <= b`` / ``x > b`` says either (``b = -inf`` keeps or drops ``x = -inf``), so
+    every backend refuses the test with this one line (the CLI exits 2) rather than answer wrongly."""
+
+    def __init__(self) -> None:
+        super().__init__("a threshold test 'x < -inf' (true for no value) or 'x >= -inf' (true for every "
+                         "non-missing value) cannot be evaluated exactly: drop it or write 'x is missing' "
+                         "/ 'x is not missing'")
+
+
+def _to_f32(x: float) -> float:
+    """``x`` rounded to the nearest float32 (ties to even), as numpy's cast: +-inf beyond the range."""
+    try:
+        return _F32.unpack(_F32.pack(x))[0]
+    except OverflowError:  # struct refuses what rounds to infinity; numpy's cast gives infinity
+        return math.copysign(math.inf, x)
+
+
+def _f32_step(f: float, up: bool) -> float:
+    """The float32 next to the float32 value ``f`` towards +inf (``up``) or -inf, as numpy's
+    ``nextafter`` on float32 (from either zero to the smallest subnormal; infinity stays)."""
+    if f != f:
+        return f
+    if f == 0.0:
+        return _F32_TINY if up else -_F32_TINY
+    if math.isinf(f) and (f > 0) == up:
+        return f
+    bits = _U32.unpack(_F32.pack(f))[0]
+    bits += 1 if (f > 0) == up else -1  # float32 bit patterns are ordered by magnitude
+    return _F32.unpack(_U32.pack(bits))[0]
 
 
 def f32_floor(t: float) -> float:
     """Largest float32 value that is <= ``t`` (as a Python float); -inf below the float32 range."""
     if math.isnan(t):
         raise ValueError("threshold is NaN")
-    with np.errstate(over="ignore"):
-        g = np.float32(t)
-    if float(g) > t:
-        g = np.nextafter(g, np.float32(-np.inf))
-    return float(g)
+    t = float(t)
+    g = _to_f32(t)
+    if g > t:
+        g = _f32_step(g, up=False)
+    return g
 
 
 def _next_f32_up(f: float) -> float:
-    return float(np.nextafter(np.float32(f), np.float32(np.inf)))
+    return _f32_step(f, up=True)
 
 
 def _f32_le_boundary(t: float) -> float:
@@ -58,9 +102,8 @@ def _f32_le_boundary(t: float) -> float:
         m = -_F32_MAX - _F32_HALF_TOP_ULP
     else:
         m = (f + _next_f32_up(f)) / 2.0
-    with np.errstate(over="ignore"):
-        rounds_down = float(np.float32(m)) == f
-    return m if rounds_down else float(np.nextafter(m, -np.inf))
+    rounds_down = _to_f32(m) == f
+    return m if rounds_down else math.nextafter(m, -math.inf)
 
 
 def le_boundary(t: float, precision: Precision) -> float:
@@ -71,13 +114,16 @@ def le_boundary(t: float, precision: Precision) -> float:
 
 
 def lt_boundary(t: float, precision: Precision) -> float:
-    """float64 ``b`` with ``x <= b`` equivalent to ``cast(x) < t`` in ``precision``."""
+    """float64 ``b`` with ``x <= b`` equivalent to ``cast(x) < t`` in ``precision``
+    (:class:`MinusInfinityTest` for ``t = -inf``, which no ``b`` says)."""
     t = float(t)
+    if t == -math.inf:
+        raise MinusInfinityTest()
     if precision == "float64":
-        return float(np.nextafter(t, -np.inf))
+        return math.nextafter(t, -math.inf)
     g = f32_floor(t)
     if g == t:
-        g = float(np.nextafter(np.float32(g), np.float32(-np.inf)))
+        g = _f32_step(g, up=False)
     return _f32_le_boundary(g)
 
 
@@ -144,6 +190,8 @@ MISSING_RULE = (
 
 def f32_floor_array(t: np.ndarray) -> np.ndarray:
     """:func:`f32_floor` of each float64 in ``t`` (as float64 values; -inf below the float32 range)."""
+    import numpy as np  # noqa: PLC0415 - start-up time (see the top), not a cycle
+
     with np.errstate(over="ignore"):
         g = t.astype(np.float32)
         g = np.where(g.astype(np.float64) > t, np.nextafter(g, np.float32(-np.inf)), g)
@@ -151,6 +199,8 @@ def f32_floor_array(t: np.ndarray) -> np.ndarray:
 
 
 def _f32_le_boundary_array(t: np.ndarray) -> np.ndarray:
+    import numpy as np  # noqa: PLC0415 - start-up time (see the top), not a cycle
+
     f = f32_floor_array(t)
     with np.errstate(over="ignore", invalid="ignore"):
         up = np.nextafter(f.astype(np.float32), np.float32(np.inf)).astype(np.float64)
@@ -164,11 +214,15 @@ def _f32_le_boundary_array(t: np.ndarray) -> np.ndarray:
 
 def boundary_array(op: Op, t: np.ndarray, precision: Precision) -> np.ndarray:
     """:func:`boundary` for an array of thresholds (same arithmetic, vectorized; for big models)."""
+    import numpy as np  # noqa: PLC0415 - start-up time (see the top), not a cycle
+
     t = np.asarray(t, dtype=np.float64)
     if np.isnan(t).any():
         raise ValueError("threshold is NaN")
     if op not in ("<=", "<"):
         raise ValueError(f"unsupported threshold operator {op!r}")
+    if op == "<" and (t == -np.inf).any():
+        raise MinusInfinityTest()
     if precision == "float64":
         return t.copy() if op == "<=" else np.nextafter(t, -np.inf)
     if op == "<":
