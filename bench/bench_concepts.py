@@ -1,6 +1,6 @@
 """Planted concepts and real data: does a rule learner find the concept? (issue #17)
 
-    python bench/bench_concepts.py [--quick] [--paths default,best,induce] [--peers ripper,tree,figs]
+    python bench/bench_concepts.py [--quick] [--paths default,best,induce] [--peers "RIPPER,imodels FIGS"]
 
 Concepts (``rulekit.testing.concepts``): nominal DNF (2-6 terms of 1-4 literals, negated literals,
 overlapping terms, 2-6 values per feature, 5-20 irrelevant features, 0-15% label noise, 10-50%
@@ -10,14 +10,22 @@ rest), 5-fold CV. Columns: clean-label accuracy, concept recovered exactly (ever
 finite domain agrees), rules, literals (every atomic test counts, ``is missing`` too), seconds.
 
 rulekit paths, run through the CLI's own functions on CSV files:
-``default``  ``rulekit fit train.csv --target y`` then ``rulekit rules m.json --prune-data prune.csv --dnf``;
+``default``  ``rulekit fit train.csv --target y`` then ``rulekit rules m.json --prune-data prune.csv --dnf``
+             (which uses the training rows ``fit`` recorded in m.json, as ``train`` below);
+``alone``    the default path with ``--train-data none``: the pruning rows alone (the default before
+             session 5, docs/rules.md);
 ``best``     ``fit --prune cost-complexity --prune-data prune.csv`` then the same ``rules``;
 ``c45``      ``fit --algorithm c45`` (multiway nominal splits) then the same ``rules``;
 ``induce``   ``rulekit rules train.csv --target y --induce`` (RuleInducer, RIPPER optimisation);
 ``train``    the default path's ``fit``, then ``rules --prune-data prune.csv --train-data train.csv --dnf``
              (each class's rules chosen on the training and pruning rows together).
-Peers in the same run: wittgenstein RIPPER, scikit-learn's tree with ccp_alpha chosen on the
-prune split, imodels FIGS (when installed).
+Peers in the same run, seeded: wittgenstein RIPPER and IREP (given the training and pruning rows
+together: they split off their own), scikit-learn's tree with ccp_alpha chosen on the prune split,
+imodels FIGS, RuleFit, SkopeRules, GreedyRuleList and OneR (one-hot nominal columns; a peer not
+installed is left out). Each peer runs in a forked child with ``--peer-cap`` seconds per data set;
+one that fails or hangs is a row with the reason (column ``error`` with ``--detail``, ``failed`` in
+the summary). Literals count every comparison; RuleFit's linear terms one each, its rules and
+linear terms with a nonzero coefficient are its rules; a rule list's entries are one test each.
 """
 
 from __future__ import annotations
@@ -116,7 +124,7 @@ def rulekit_path(path: str, tmp: Path, train: Path, prune: Path):
             kw.update(algorithm="c45")
         fit.run(**kw)
         rules.run(model=model, prune_data=prune, dnf=True, order="first-hit", output=out, quiet=True,
-                  train_data=train if path == "train" else None)
+                  train_data=train if path == "train" else Path("none") if path == "alone" else None)
     return rulekit.load(out)
 
 
@@ -139,10 +147,10 @@ def _base(name: str) -> str:
 # --- peers -----------------------------------------------------------------------------------------------
 
 
-def ripper(Xt, yt, Xp, yp, pos=1):
+def ripper(Xt, yt, Xp, yp, pos=1, learner="RIPPER"):
     import wittgenstein as lw
 
-    clf = lw.RIPPER(random_state=0)
+    clf = getattr(lw, learner)(random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf.fit(Xt, np.asarray(yt), pos_class=pos)
@@ -204,7 +212,118 @@ def _nodes(root):
         stack += [c for c in (n.left, n.right) if c is not None]
 
 
-PEERS = {"RIPPER": ripper, "sklearn tree (ccp tuned)": tree_ccp, "imodels FIGS": figs}
+def irep(Xt, yt, Xp, yp, pos=1):
+    """wittgenstein IREP (RIPPER without its optimisation phase), counted as RIPPER."""
+    return ripper(Xt, yt, Xp, yp, pos, learner="IREP")
+
+
+def _named(Xt):
+    """One-hot training columns renamed x0, x1, ... (imodels parses rule strings, and
+    ``a3==v1`` is not a name there) and the data set's feature behind each new name."""
+    Et = _encoded(Xt, Xt)
+    names = [f"x{j}" for j in range(Et.shape[1])]
+    return Et.to_numpy(np.float64), names, {n: _base(str(c)) for n, c in zip(names, Et.columns)}
+
+
+def _atoms_of(rule: str) -> list[str]:
+    """The comparisons of an imodels rule string (``x3 <= 0.5 and x7 > 1.25``)."""
+    return [a.strip() for a in str(rule).split(" and ")]
+
+
+def rulefit(Xt, yt, Xp, yp, pos=None):
+    """imodels RuleFit: an L1 logistic model over tree-path rules and linear terms. Rules = the
+    terms with a nonzero coefficient; literals = the comparisons of each rule term + 1 for each
+    linear term (a weighted feature is one test of the data)."""
+    from imodels import RuleFitClassifier
+
+    Et, names, base = _named(Xt)
+    m = RuleFitClassifier(random_state=0).fit(Et, np.asarray(yt), feature_names=names)
+    terms = m._get_rules()
+    terms = terms[terms.coef != 0]
+    rule_atoms = [_atoms_of(r) for r in terms[terms.type == "rule"].rule]
+    linear = list(terms[terms.type == "linear"].rule)
+    used = {base[a.split()[0]] for atoms_ in rule_atoms for a in atoms_} | {base[str(f)] for f in linear}
+    lits = sum(len(a) for a in rule_atoms) + len(linear)
+    return (lambda X: m.predict(_encoded(X, Xt).to_numpy(np.float64))), len(terms), lits, used
+
+
+def skope(Xt, yt, Xp, yp, pos=1):
+    """imodels SkopeRules: rules for class ``pos`` chosen by precision and recall on out-of-bag
+    rows. Predicted ``pos`` when any rule holds (skope-rules' own reading of a rule set);
+    imodels' predict asks for more than half the rules' weight, 0.37 on breast_cancer (every row
+    the other class)."""
+    from imodels import SkopeRulesClassifier
+
+    Et, names, base = _named(Xt)
+    m = SkopeRulesClassifier(random_state=0).fit(Et, np.asarray(yt) == pos, feature_names=names)
+    rules = [str(r) for r in m.rules_]
+    used = {base[a.split()[0]] for r in rules for a in _atoms_of(r)}
+    lits = sum(len(_atoms_of(r)) for r in rules)
+
+    def predict(X):
+        frame = pd.DataFrame(_encoded(X, Xt).to_numpy(np.float64), columns=names)
+        hit = np.zeros(len(frame), bool)
+        for r in rules:
+            hit |= frame.eval(r).to_numpy(bool)
+        return np.where(hit, pos, 1 - pos)
+    return predict, len(rules), lits, used
+
+
+def _rule_list(cls):
+    """imodels' rule lists (GreedyRuleList, OneR): each rule of the list is one threshold test,
+    so rules = literals = the list's length (the final else is the default, not counted)."""
+    def peer(Xt, yt, Xp, yp, pos=None):
+        import imodels
+
+        Et, names, base = _named(Xt)
+        m = getattr(imodels, cls)().fit(Et, np.asarray(yt), feature_names=names)
+        tests = [r for r in m.rules_ if "col" in r]  # the last entry is the else
+        used = {base[str(r["col"])] for r in tests}
+        return (lambda X: m.predict(_encoded(X, Xt).to_numpy(np.float64))), len(tests), len(tests), used
+    return peer
+
+
+PEERS = {"RIPPER": ripper, "sklearn tree (ccp tuned)": tree_ccp, "imodels FIGS": figs,
+         "IREP": irep, "imodels RuleFit": rulefit, "imodels SkopeRules": skope,
+         "imodels GreedyRuleList": _rule_list("GreedyRuleListClassifier"),
+         "imodels OneR": _rule_list("OneRClassifier")}
+# learners that split their own rows: they get the training and pruning rows together
+WHOLE_ROWS = ("RIPPER", "IREP")
+PEER_CAP = 120.0  # seconds per peer and data set (fit + scoring) before it is skipped
+
+
+def capped(name: str, args: tuple, score, cap: float):
+    """``score(*PEERS[name](*args))`` in a forked child, given up after ``cap`` seconds: a peer
+    that hangs on one data set is a row with its reason, not a stalled run. Returns
+    (result, None) or (None, reason); ImportError's reason starts with 'not installed'."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+
+    def child():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                send.send((score(*PEERS[name](*args)), None))
+        except ImportError as err:
+            send.send((None, f"not installed: {err}"))
+        except Exception as err:  # noqa: BLE001 - the reason goes in the row
+            send.send((None, f"{type(err).__name__}: {err}"[:200]))
+
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    send.close()
+    got = None
+    try:
+        got = recv.recv() if recv.poll(cap) else None
+    except EOFError:  # the child died before it answered
+        pass
+    if got is None and proc.is_alive():
+        proc.kill()
+    proc.join()
+    return got if got is not None else (None, f"skipped: no answer within {cap:.0f} s" if proc.exitcode
+                                        in (-9, None) else f"died (exit {proc.exitcode})")
 
 
 # --- runs ---------------------------------------------------------------------------------------------
@@ -219,7 +338,7 @@ def concept_cases(quick: bool) -> list[tuple[str, C.Concept]]:
 
 
 def run_concepts(quick: bool, paths: list[str], peers: list[str], samples: int = 1,
-                 first_sample: int = 0) -> list[dict]:
+                 first_sample: int = 0, cap: float = PEER_CAP) -> list[dict]:
     """Every concept on ``samples`` independent draws of its data (sample 0 is seeded by the
     concept's name alone, as in earlier runs; sample s by the name and s), starting at
     ``first_sample`` (fresh draws for a check nobody tuned on)."""
@@ -251,13 +370,17 @@ def run_concepts(quick: bool, paths: list[str], peers: list[str], samples: int =
                 out.append(_row(family, concept, f"rulekit {p}", acc, rec, terms, lits, dt, sample=sample))
         for name in peers:
             t0 = time.perf_counter()
-            try:
-                predict, n_rules, lits, used = PEERS[name](Xt, yt, Xp, yp)
-            except ImportError:
+
+            def score(predict, n_rules, lits, used):
+                return (float((np.asarray(predict(Xs)) == ys).mean()), bool(C.recovered(concept, predict, used)),
+                        n_rules, lits, time.perf_counter() - t0)
+            got, why = capped(name, (Xt, yt, Xp, yp), score, cap)
+            if why and why.startswith("not installed"):
                 continue
-            dt = time.perf_counter() - t0
-            acc = float((np.asarray(predict(Xs)) == ys).mean())
-            rec = C.recovered(concept, predict, used)
+            if got is None:
+                out.append(_row(family, concept, name, None, None, None, None, None, why, sample=sample))
+                continue
+            acc, rec, n_rules, lits, dt = got
             out.append(_row(family, concept, name, acc, rec, n_rules, lits, dt, sample=sample))
     return out
 
@@ -284,7 +407,8 @@ def real_cases():
     return out
 
 
-def run_real(quick: bool, paths: list[str], peers: list[str], cv_seed: int = 0) -> list[dict]:
+def run_real(quick: bool, paths: list[str], peers: list[str], cv_seed: int = 0,
+             cap: float = PEER_CAP) -> list[dict]:
     from sklearn.model_selection import StratifiedKFold, train_test_split
 
     out = []
@@ -313,16 +437,15 @@ def run_real(quick: bool, paths: list[str], peers: list[str], cv_seed: int = 0) 
                     acc.setdefault(f"rulekit {p}", []).append((s, terms, lits, dt, None))
             for peer in peers:
                 t0 = time.perf_counter()
-                try:
-                    if peer == "RIPPER":
-                        predict, n, lits, _ = ripper(X.iloc[tr], y[tr], None, None)
-                    else:
-                        predict, n, lits, _ = PEERS[peer](Xt, yt, Xp, yp)
-                except ImportError:
+
+                def score(predict, n, lits, used):
+                    s = float((np.asarray(predict(X.iloc[te])) == y[te]).mean())
+                    return s, n, lits, time.perf_counter() - t0
+                args = (X.iloc[tr], y[tr], None, None) if peer in WHOLE_ROWS else (Xt, yt, Xp, yp)
+                got, why = capped(peer, args, score, cap)
+                if why and why.startswith("not installed"):
                     continue
-                dt = time.perf_counter() - t0
-                s = float((np.asarray(predict(X.iloc[te])) == y[te]).mean())
-                acc.setdefault(peer, []).append((s, n, lits, dt, None))
+                acc.setdefault(peer, []).append((*got, None) if got else (np.nan, 0, 0, 0.0, why))
         for learner, vals in acc.items():
             arr = np.array([v[:4] for v in vals], float)
             errs = [v[4] for v in vals if v[4]]
@@ -414,6 +537,8 @@ def main(argv=None) -> int:
                     help="independent data draws per planted concept (the summary pools them)")
     ap.add_argument("--first-sample", type=int, default=0, help="the first data draw (see --samples)")
     ap.add_argument("--cv-seed", type=int, default=0, help="the real data's 5-fold split")
+    ap.add_argument("--peer-cap", type=float, default=PEER_CAP,
+                    help="seconds a peer may take on one data set before it is skipped (a row with the reason)")
     ap.add_argument("--no-real", action="store_true")
     ap.add_argument("--no-concepts", action="store_true")
     ap.add_argument("--detail", action="store_true", help="also print one row per concept and learner")
@@ -422,9 +547,9 @@ def main(argv=None) -> int:
     peers = [p for p in args.peers.split(",") if p]
     rows = []
     if not args.no_concepts:
-        rows += run_concepts(args.quick, paths, peers, args.samples, args.first_sample)
+        rows += run_concepts(args.quick, paths, peers, args.samples, args.first_sample, args.peer_cap)
     if not args.no_real:
-        rows += run_real(args.quick, paths, peers, args.cv_seed)
+        rows += run_real(args.quick, paths, peers, args.cv_seed, args.peer_cap)
     if args.detail:
         print(table(rows))
         print()

@@ -74,6 +74,16 @@ class Client:
         """The server's RSS plus its worker processes'."""
         return sum(_rss(p) for p in [self.proc.pid] + _children(self.proc.pid))
 
+    def initialize(self) -> None:
+        """The LSP prologue every session starts with: ``initialize``, its reply, ``initialized``."""
+        self.send("initialize", {"processId": None, "rootUri": None, "capabilities": {}}, request=True)
+        self.wait(id_=self.next_id)
+        self.send("initialized", {})
+
+    def open(self, text: str) -> None:
+        """``didOpen`` of the bench document at version 1."""
+        self.send("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "rules", "version": 1,
+                                                            "text": text}})
 
     def change(self, version, text):
         self.send("textDocument/didChange", {"textDocument": {"uri": URI, "version": version},
@@ -116,12 +126,9 @@ def latency(n_rules: int, n_edits: int = 40, n_full: int = 5) -> list[dict]:
     text = make_text(n_rules)
     c = Client()
     try:
-        c.send("initialize", {"processId": None, "rootUri": None, "capabilities": {}}, request=True)
-        c.wait(id_=c.next_id)
-        c.send("initialized", {})
+        c.initialize()
         t0 = time.perf_counter()
-        c.send("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "rules", "version": 1,
-                                                         "text": text}})
+        c.open(text)
         c.wait("textDocument/publishDiagnostics", version=1)  # the open's first pass
         open_first = time.perf_counter() - t0
         c.wait("textDocument/publishDiagnostics", version=1)  # the worker's full check
@@ -162,11 +169,8 @@ def memory(n_rules: int, n_changes: int) -> list[dict]:
     text = make_text(n_rules)
     c = Client()
     try:
-        c.send("initialize", {"processId": None, "rootUri": None, "capabilities": {}}, request=True)
-        c.wait(id_=c.next_id)
-        c.send("initialized", {})
-        c.send("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "rules", "version": 1,
-                                                         "text": text}})
+        c.initialize()
+        c.open(text)
         c.wait("textDocument/publishDiagnostics", version=1)
         rss100 = None
         seen = []

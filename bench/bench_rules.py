@@ -237,7 +237,7 @@ def _speed_rows(quick: bool) -> list[dict]:
     from sklearn.tree import DecisionTreeClassifier
 
     import rulekit
-    from rulekit.rules import diagram
+    from rulekit.rules import decision_diagram as diagram
 
     n = 200_000 if quick else 1_000_000
     rng = np.random.default_rng(0)

@@ -60,7 +60,7 @@ def _postgres(model, names, Z, want):
 
     from rulekit.export import to_sql
 
-    conn = psycopg.connect(PG_DSN, autocommit=True)
+    conn = psycopg.connect(PG_DSN, autocommit=True, options="-c statement_timeout=900000")  # 15 min: none outlives the bench
     conn.execute("SET jit = off")  # LLVM spent minutes compiling the 1,000-tree expression (postgres.py)
     cols = ", ".join(f'"{n}" double precision' for n in names)
     conn.execute("DROP TABLE IF EXISTS bench_forms_data")
