@@ -66,6 +66,7 @@ def _model(edges, missing: int, size: int) -> Model:
                  task="regression")
 
 
+@settings(deadline=None)  # pure functions, but a loaded CI machine can pause one example past 200 ms
 @given(nominal_splits())
 def test_nominal_table_is_the_rule(split):
     edges, missing, size = split
@@ -79,6 +80,7 @@ def test_nominal_table_is_the_rule(split):
         assert s == {c for c in range(-1, size) if oracle(edges, missing, size, float(c if c >= 0 else -5)) == b}
 
 
+@settings(deadline=None)
 @given(nominal_splits())
 def test_missing_branch_and_code_slots(split):
     edges, missing, size = split
