@@ -1,6 +1,8 @@
 """Running the CLI under limits: a child process with an address-space cap and a wall-clock
-timeout, reporting exit code, stderr, seconds and peak RSS, so a hostile file that allocates or
-loops shows up as a test failure instead of taking the machine down."""
+timeout, reporting exit code, stderr, seconds, CPU seconds and peak RSS, so a hostile file that
+allocates or loops shows up as a test failure instead of taking the machine down. "Fast" is asserted
+on ``cpu_seconds`` (the child's own user+system time): wall seconds on a shared, loaded 2-core
+machine measure the other processes too."""
 
 from __future__ import annotations
 
@@ -19,17 +21,20 @@ class Run:
     stderr: str
     seconds: float
     max_rss_mb: float
+    cpu_seconds: float
 
 
-# ``python -m rulekit`` that writes its own peak RSS (VmHWM, in kB) to argv[1] when it exits.
+# ``python -m rulekit`` that writes its own peak RSS (VmHWM, in kB) and CPU seconds (user+system)
+# to argv[1] when it exits.
 _LAUNCHER = """\
-import atexit, runpy, sys
+import atexit, resource, runpy, sys
 out = sys.argv.pop(1)
 def peak():
     with open('/proc/self/status') as f:
         kb = [line.split()[1] for line in f if line.startswith('VmHWM:')]
+    use = resource.getrusage(resource.RUSAGE_SELF)
     with open(out, 'w') as f:
-        f.write(kb[0] if kb else '')
+        f.write((kb[0] if kb else '0') + ' ' + repr(use.ru_utime + use.ru_stime))
 atexit.register(peak)
 sys.argv[0] = 'rulekit'
 runpy.run_module('rulekit', run_name='__main__', alter_sys=True)
@@ -42,12 +47,14 @@ def run_cli(args: list[str], *, mem_mb: int = 1500, timeout: float = 60.0) -> Ru
     The peak RSS is the one the child reports of itself after exec (VmHWM). Neither
     ``RUSAGE_CHILDREN`` (the largest child ever reaped) nor the child's own ``ru_maxrss``
     will do: a forked child starts with the test process's resident pages, which grow over a
-    long run. If the child dies before reporting, its ``ru_maxrss`` (an upper bound) is used."""
+    long run. If the child dies before reporting, its ``ru_maxrss`` (an upper bound) is used, and
+    for CPU the growth of ``RUSAGE_CHILDREN``'s user+system time (a sum over reaped children)."""
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (mem_mb << 20, mem_mb << 20))
 
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "hwm")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER, report, *args],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=cap)
@@ -60,10 +67,13 @@ def run_cli(args: list[str], *, mem_mb: int = 1500, timeout: float = 60.0) -> Ru
         seconds = time.perf_counter() - t0
         try:
             with open(report) as f:
-                peak_mb = int(f.read()) / 1024
+                kb, cpu = f.read().split()
+            peak_mb, cpu_seconds = int(kb) / 1024, float(cpu)
         except (OSError, ValueError):
-            peak_mb = float(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
-    return Run(proc.returncode, err.decode("utf-8", "replace"), seconds, peak_mb)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            peak_mb = float(after.ru_maxrss) / 1024
+            cpu_seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return Run(proc.returncode, err.decode("utf-8", "replace"), seconds, peak_mb, cpu_seconds)
 
 
 def assert_clear_refusal(run: Run, *needles: str) -> str:
