@@ -28,7 +28,8 @@ TRAIN_DATA_NONE = "none"
 def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: Path,
         prune: str | None = None, quiet: bool = False, na_values: str | None = None,
         select: str = "mdl", induce: bool = False, target: str | None = None, exact: bool = False,
-        cf: float | None = None, min_rules: int = 0, train_data: Path | None = None) -> int:
+        cf: float | None = None, min_rules: int = 0, train_data: Path | None = None,
+        candidates: str | None = None) -> int:
     """Without ``--prune-data`` the rules predict exactly what the model predicts; with it, rules are
     pruned and ordered by class with a default. By default (no ``prune``) a single tree is first
     pruned by reduced error on that data, then each path rule is generalised by C4.5rules'
@@ -43,7 +44,10 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     many. ``train_data``: the CSV the tree was grown on; each class's rules are then chosen on it and
     the pruning data together (C4.5rules' own data; a small pruning set alone cannot). Without it,
     the training CSV that ``fit`` recorded in the model file is used when it is there with the
-    same sha256 (one line on stderr says so, or why not); ``Path("none")`` opts out."""
+    same sha256 (one line on stderr says so, or why not); ``Path("none")`` opts out.
+    ``candidates``: with training rows, ``pool`` (the default for a tree rulekit grew) also offers
+    the choice the recurring rules of trees regrown on bootstrap samples of them; ``tree``: the
+    model's own rules alone (the output before session 7, docs/rules.md)."""
     from rulekit import dsl
     from rulekit.rules import to_rules
     from rulekit.rules.boxes import count_literals, forget_boxes, no_gc
@@ -52,11 +56,15 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
 
     if select not in ("mdl", "none"):
         raise RulekitError(f"--select must be mdl or none (got {select!r})")
+    if candidates not in (None, "tree", "pool"):
+        raise RulekitError(f"--candidates must be tree or pool (got {candidates!r})")
     opted_out = train_data is not None and str(train_data) == TRAIN_DATA_NONE
     if opted_out:
         train_data = None
     if train_data is not None and (induce or prune_data is None):
         raise RulekitError("--train-data helps choose pruned rules: it needs --prune-data (not --induce)")
+    if candidates is not None and (induce or prune_data is None):
+        raise RulekitError("--candidates chooses among pruned rules: it needs --prune-data (not --induce)")
     if (cf is not None or min_rules) and (induce or prune_data is None):
         what = "--cf" if cf is not None else "--min-rules"
         raise RulekitError(f"{what} applies to pruning a tree's rules: it needs --prune-data (not --induce)")
@@ -95,6 +103,9 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         check_prune_data(train, obj)
         with located(train, obj.features):  # a bad cell named in this file, not in the pooled rows
             to_matrix(train, obj.features)
+    if candidates == "pool" and train is None:
+        raise RulekitError("--candidates pool regrows the tree on its training rows: give --train-data "
+                           "(none are recorded in the model file, or --train-data none)")
     method = (prune or "pessimistic") if data is not None else None
     steps = Steps()
     cf_used = cf if cf is not None else HELD_OUT_CF if prune is None else 0.25
@@ -104,7 +115,8 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
             rb = to_rules(obj, prune=method, prune_data=data, dnf=dnf, order=order,
                           mdl=select == "mdl" if method else None,
                           tree_prune=prune is None and data is not None, steps=steps,
-                          cf=cf_used, min_rules=min_rules, train_data=train)
+                          cf=cf_used, min_rules=min_rules, train_data=train,
+                          candidates=candidates or ("pool" if train is not None else "tree"))
     del obj  # the model and the boxes behind the rules are not needed for the text: free them first
     forget_boxes()
     with progress.phase(f"writing {output} ({describe(rb)})"), no_gc():

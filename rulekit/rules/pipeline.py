@@ -18,6 +18,8 @@ from rulekit.ir.model import Model
 from rulekit.rules import engine
 from rulekit.rules.base import RuleBase
 from rulekit.rules.boxes import LiteralSchema
+from rulekit.rules.candidates import KINDS as CANDIDATE_KINDS
+from rulekit.rules.candidates import bootstrap_models, codes, pool, regrowable, supported
 from rulekit.rules.extract import extract
 from rulekit.rules.steps import Steps
 from rulekit.rules.vote import vote_weights
@@ -28,7 +30,7 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
              dnf: bool = False, order: Literal["first-hit", "vote"] = "first-hit", mdl: bool | None = None,
              cf: float = 0.25, positive: Any = None, stats: bool = True, name: str | None = None,
              tree_prune: bool = False, steps: Steps | None = None, min_rules: int = 0,
-             train_data: Any = None) -> RuleBase:
+             train_data: Any = None, candidates: Literal["tree", "pool"] = "tree") -> RuleBase:
     """A rule base from ``model``.
 
     ``simplify``    exact condition simplification (one interval per feature, merged sets, ...);
@@ -54,6 +56,10 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
                     pruning and generalisation stay on the pruning rows, and a rule that no pruning
                     row meets is not a candidate (:func:`met_rules`). A few dozen pruning rows
                     cannot tell a condition the tree found from none (docs/rules.md, session 4).
+    ``candidates``  ``"tree"``: the model's rules only; ``"pool"`` (with ``train_data``; the ``rules``
+                    command's default when rulekit's learner grew the tree) adds the rules of trees
+                    regrown on bootstrap samples of the training rows whose shape recurs
+                    (:mod:`rulekit.rules.candidates`; a tree no rulekit learner grew: its own alone).
     """
     if mdl is None:
         mdl = prune is not None
@@ -67,6 +73,11 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
         raise RulekitError(f"unknown rule order {order!r} (use first-hit or vote)")
     if train_data is not None and not prune:
         raise RulekitError("training rows (train_data / --train-data) choose pruned rules: they need pruning data")
+    if candidates not in CANDIDATE_KINDS:
+        raise RulekitError(f"unknown candidates {candidates!r} (use tree or pool)")
+    if candidates == "pool" and train_data is None:
+        raise RulekitError("pooled candidates are grown on the training rows: they need train_data / --train-data")
+    grown = model
     X = y = None
     if prune_data is not None and tree_prune and isinstance(model, Model) and _prunable(model):
         from rulekit.rules.tree_prune import reduced_error as _tree_rep  # noqa: PLC0415
@@ -112,10 +123,15 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
             rb = _prune.reduced_error(rb, X, y)
         if steps is not None:
             steps.rules(f"{prune} pruning of each rule", rb, X, y)
-        if train_data is not None:
+        train = None if train_data is None else split_data(train_data, rb)
+        if train is not None:
             rb = met_rules(rb, X)
+            if candidates == "pool" and isinstance(grown, Model) and regrowable(grown):
+                rb, said = pooled_candidates(grown, rb, X, y, train, cf=cf, simplify=simplify)
+                if steps is not None:
+                    steps.note(said)
         pruned = rb
-        Xs, ys = (X, y) if train_data is None else _pooled((X, y), split_data(train_data, rb))
+        Xs, ys = (X, y) if train is None else _pooled((X, y), train)
         rb = _prune.organize(rb, Xs, ys, mdl=mdl, positive=positive, min_rules=min_rules)
         if mdl and len(rb.rules) < min_rules:
             rb = _prune.organize(pruned, Xs, ys, mdl=False, positive=positive, min_rules=min_rules)
@@ -145,6 +161,35 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
 
         rb = annotate(rb, X, y)
     return rb
+
+
+def pooled_candidates(grown: Model, rb: RuleBase, X: Any, y: np.ndarray, train: tuple[Any, np.ndarray], *,
+                      cf: float, simplify: bool = True) -> tuple[RuleBase, str]:
+    """``rb`` (the model's generalised rules) with the rules of trees regrown on bootstrap samples
+    of the training rows, each tree pruned and its rules generalised on the pruning rows ``(X, y)``
+    as the model's tree was, kept when the rows that did not grow them support them
+    (:func:`rulekit.rules.candidates.supported`); and the line that says what was added."""
+    from rulekit.rules import prune as _prune  # noqa: PLC0415 - as in to_rules: loaded when pruning
+    from rulekit.rules.simplify import simplify as _simplify  # noqa: PLC0415
+    from rulekit.rules.tree_prune import reduced_error as _tree_rep  # noqa: PLC0415
+
+    Xt, yt = train
+    yc_t, yc_p = codes(rb, yt), codes(rb, y)
+    Mt, Mp = engine.matrix(rb, Xt), engine.matrix(rb, X)
+    share = np.bincount(yc_t[yc_t >= 0], minlength=len(engine.outcomes(rb).classes)) / max(1, int((yc_t >= 0).sum()))
+    others, offered = [], 0
+    models = bootstrap_models(grown, Xt, yt)
+    for m, oob in models:
+        m, _ = _tree_rep(m, X, y)
+        o = extract(m, simplify=simplify)
+        o = met_rules(_prune.pessimistic(_simplify(o) if simplify else o, X, y, cf=cf), X)
+        offered += len(o.rules)
+        others.append(supported(o, [(Mt[oob], yc_t[oob]), (Mp, yc_p)], share))
+    out = pool(rb, others)
+    added = len(out.rules) - len(rb.rules)
+    return out, (f"candidates: {added} of {offered} rules from {len(models)} trees regrown on bootstrap samples "
+                 f"of the training rows join the tree's {len(rb.rules)} (those their out-of-bag and pruning "
+                 f"rows support; --candidates tree: the tree's alone)")
 
 
 def met_rules(rb: RuleBase, X: Any) -> RuleBase:
