@@ -72,7 +72,7 @@ def test_xgboost_counts_beyond_the_file_are_refused_before_allocating(tmp_path, 
     path.write_text(json.dumps(doc))
     run = run_cli(["import", str(path), "-o", str(tmp_path / "m.json")], mem_mb=1200, timeout=60)
     assert_clear_refusal(run, "x.json", needle)
-    assert run.max_rss_mb < 1200
+    assert run.max_rss_mb < 300, run  # ~60 MB measured (< 1200 always held under the 1200 MB cap)
 
 
 @pytest.mark.parametrize("kind", [b"[", b"{", b"[$Z", b"[$S", b"{$i"])
