@@ -45,9 +45,10 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     the pruning data together (C4.5rules' own data; a small pruning set alone cannot). Without it,
     the training CSV that ``fit`` recorded in the model file is used when it is there with the
     same sha256 (one line on stderr says so, or why not); ``Path("none")`` opts out.
-    ``candidates``: with training rows, ``pool`` (the default for a tree rulekit grew) also offers
-    the choice the recurring rules of trees regrown on bootstrap samples of them; ``tree``: the
-    model's own rules alone (the output before session 7, docs/rules.md)."""
+    ``candidates``: ``tree`` (the default): the model's own rules; ``pool`` (needs training rows)
+    also offers the choice the rules of trees regrown on bootstrap samples of them that their
+    out-of-bag and pruning rows support. Not the default: on fresh splits it did worse
+    (docs/rules.md, session 7)."""
     from rulekit import dsl
     from rulekit.rules import to_rules
     from rulekit.rules.boxes import count_literals, forget_boxes, no_gc
@@ -116,7 +117,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
                           mdl=select == "mdl" if method else None,
                           tree_prune=prune is None and data is not None, steps=steps,
                           cf=cf_used, min_rules=min_rules, train_data=train,
-                          candidates=candidates or ("pool" if train is not None else "tree"))
+                          candidates=candidates or "tree")
     del obj  # the model and the boxes behind the rules are not needed for the text: free them first
     forget_boxes()
     with progress.phase(f"writing {output} ({describe(rb)})"), no_gc():

@@ -56,10 +56,10 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
                     pruning and generalisation stay on the pruning rows, and a rule that no pruning
                     row meets is not a candidate (:func:`met_rules`). A few dozen pruning rows
                     cannot tell a condition the tree found from none (docs/rules.md, session 4).
-    ``candidates``  ``"tree"``: the model's rules only; ``"pool"`` (with ``train_data``; the ``rules``
-                    command's default when rulekit's learner grew the tree) adds the rules of trees
-                    regrown on bootstrap samples of the training rows whose shape recurs
-                    (:mod:`rulekit.rules.candidates`; a tree no rulekit learner grew: its own alone).
+    ``candidates``  ``"tree"``: the model's rules only; ``"pool"`` (with ``train_data``) adds the rules
+                    of trees regrown on bootstrap samples of the training rows that their held-out
+                    rows support (:mod:`rulekit.rules.candidates`; a tree no rulekit learner grew:
+                    its own alone). Not the default: measured in docs/rules.md, session 7.
     """
     if mdl is None:
         mdl = prune is not None

@@ -2,7 +2,7 @@
 
 Trees regrown on bootstrap samples of the training rows offer the rule choice more rules; a rule
 joins when its tree's out-of-bag rows and the pruning rows support it (docs/rules.md, session 7).
-``candidates="tree"`` is the rule choice before: the model's own rules alone.
+``candidates="tree"`` (the default) is the rule choice before: the model's own rules alone.
 """
 
 from __future__ import annotations
@@ -148,22 +148,24 @@ def _fit(tmp_path: Path) -> None:
                 n_trees=100, seed=0, output=tmp_path / "m.json", quiet=True)
 
 
-def test_the_rules_command_pools_by_default_says_so_and_finds_the_concept(tmp_path):
+def test_the_rules_command_pools_when_asked_says_so_and_finds_the_concept(tmp_path):
     concept = _planted(tmp_path)
     _fit(tmp_path)
-    said = _rules_cmd(tmp_path, "pool.rules")
+    said = _rules_cmd(tmp_path, "pool.rules", candidates="pool")
     lines = [ln for ln in said.splitlines() if "candidates:" in ln]
     assert len(lines) == 1 and "bootstrap samples" in lines[0] and "--candidates tree" in lines[0], said
-    assert "candidates:" not in _rules_cmd(tmp_path, "tree.rules", candidates="tree")
     rb = rulekit.load(tmp_path / "pool.rules")
     text = rulekit.dsl.dumps(rb).split("\n\n", 1)[1]
     used = {f.name for f in rb.features if re.search(rf"\b{f.name}\b", text)}
     assert C.recovered(concept, rb.predict, used), rulekit.dsl.dumps(rb)
-    # --candidates tree: the rule choice of the tree alone, as to_rules' default
+    # the default (and --candidates tree): the rule choice of the tree alone, as to_rules' default
+    for out, kw in (("default.rules", {}), ("tree.rules", {"candidates": "tree"})):
+        assert "candidates:" not in _rules_cmd(tmp_path, out, **kw)
     data, train = read_csv(tmp_path / "prune.csv"), read_csv(tmp_path / "train.csv")
     direct = to_rules(rulekit.load(tmp_path / "m.json"), prune="pessimistic", prune_data=data, dnf=True,
                       tree_prune=True, cf=0.5, train_data=train)
     assert (tmp_path / "tree.rules").read_text() == rulekit.dsl.dumps(direct)
+    assert (tmp_path / "default.rules").read_text() == rulekit.dsl.dumps(direct)
 
 
 def test_pool_without_training_rows_is_one_clear_error(tmp_path):
