@@ -12,6 +12,8 @@ finite domain agrees), rules, literals (every atomic test counts, ``is missing``
 rulekit paths, run through the CLI's own functions on CSV files:
 ``default``  ``rulekit fit train.csv --target y`` then ``rulekit rules m.json --prune-data prune.csv --dnf``
              (which uses the training rows ``fit`` recorded in m.json, as ``train`` below);
+``pool``     the default path with ``--candidates pool``: candidates also from trees regrown on
+             bootstrap samples of the training rows (docs/rules.md, session 7);
 ``alone``    the default path with ``--train-data none``: the pruning rows alone (the default before
              session 5, docs/rules.md);
 ``best``     ``fit --prune cost-complexity --prune-data prune.csv`` then the same ``rules``;
@@ -124,7 +126,8 @@ def rulekit_path(path: str, tmp: Path, train: Path, prune: Path):
             kw.update(algorithm="c45")
         fit.run(**kw)
         rules.run(model=model, prune_data=prune, dnf=True, order="first-hit", output=out, quiet=True,
-                  train_data=train if path == "train" else Path("none") if path == "alone" else None)
+                  train_data=train if path == "train" else Path("none") if path == "alone" else None,
+                  candidates="pool" if path == "pool" else None)
     return rulekit.load(out)
 
 
