@@ -24,11 +24,15 @@ class Run:
     cpu_seconds: float
 
 
-# ``python -m rulekit`` that writes its own peak RSS (VmHWM, in kB) and CPU seconds (user+system)
-# to argv[1] when it exits.
+# ``python -m rulekit`` under RLIMIT_AS = argv[2] MB, set by the child itself, that writes its own peak
+# RSS (VmHWM, in kB) and CPU seconds (user+system) to argv[1] when it exits. The child caps itself:
+# a preexec_fn would run Python between fork and exec, which can deadlock when the test process
+# has other threads (a JPype JVM, onnxruntime's and OpenBLAS's pools) and then time out.
 _LAUNCHER = """\
 import atexit, resource, runpy, sys
 out = sys.argv.pop(1)
+cap = int(sys.argv.pop(1)) << 20
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 def peak():
     with open('/proc/self/status') as f:
         kb = [line.split()[1] for line in f if line.startswith('VmHWM:')]
@@ -49,15 +53,12 @@ def run_cli(args: list[str], *, mem_mb: int = 1500, timeout: float = 60.0) -> Ru
     will do: a forked child starts with the test process's resident pages, which grow over a
     long run. If the child dies before reporting, its ``ru_maxrss`` (an upper bound) is used, and
     for CPU the growth of ``RUSAGE_CHILDREN``'s user+system time (a sum over reaped children)."""
-    def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (mem_mb << 20, mem_mb << 20))
-
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "hwm")
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER, report, *args],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=cap)
+        proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER, report, str(mem_mb), *args],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             _, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
