@@ -41,18 +41,31 @@ class Studio:
     """``rulekit studio ARGS --no-browser --port P`` running until :meth:`stop`."""
 
     def __init__(self, *args: str, cwd=None, timeout: float = 120.0):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.proc = subprocess.Popen([sys.executable, "-m", "rulekit", "studio", *map(str, args),
-                                      "--no-browser", "--port", str(self.port)], cwd=cwd,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # free_port()'s port is free when chosen; another process (the other xdist worker's
+        # connections take ports from the same range) can take it before the studio binds it,
+        # seconds later: the studio then refuses it ("is taken"), and another port is tried
+        for _attempt in range(3):
+            self.port = free_port()
+            self.url = f"http://127.0.0.1:{self.port}/"
+            self.proc = subprocess.Popen([sys.executable, "-m", "rulekit", "studio", *map(str, args),
+                                          "--no-browser", "--port", str(self.port)], cwd=cwd,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            err = self._started(timeout)
+            if err is None:
+                return
+            if "is taken" not in err:
+                break
+        raise RuntimeError(f"studio exited {self.proc.returncode}: {err}")
+
+    def _started(self, timeout: float) -> str | None:
+        """None once the page answers; the stderr of a studio that exited."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"studio exited {self.proc.returncode}: {self.proc.stderr.read()}")
+                return self.proc.stderr.read()
             try:
                 urllib.request.urlopen(self.url, timeout=2).read()
-                return
+                return None
             except OSError:
                 time.sleep(0.2)
         self.stop()
