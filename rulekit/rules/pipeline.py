@@ -77,6 +77,9 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
         raise RulekitError(f"unknown candidates {candidates!r} (use tree or pool)")
     if candidates == "pool" and train_data is None:
         raise RulekitError("pooled candidates are grown on the training rows: they need train_data / --train-data")
+    if candidates == "pool" and (prune != "pessimistic" or not tree_prune):
+        raise RulekitError("pooled candidates are made as the default path makes the tree's rules: they need "
+                           "tree pruning and pessimistic generalisation (no --prune)")
     grown = model
     X = y = None
     if prune_data is not None and tree_prune and isinstance(model, Model) and _prunable(model):

@@ -114,7 +114,9 @@ def test_pool_needs_training_rows_and_a_known_kind():
     train, prune = _rows(100, rng), _rows(30, rng)
     model = CARTClassifier(random_state=0).fit(*train).model_
     with pytest.raises(RulekitError, match="training rows"):
-        to_rules(model, prune="pessimistic", prune_data=prune, candidates="pool")
+        to_rules(model, prune="pessimistic", prune_data=prune, tree_prune=True, candidates="pool")
+    with pytest.raises(RulekitError, match="as the default path"):
+        to_rules(model, prune="reduced-error", prune_data=prune, train_data=train, candidates="pool")
     with pytest.raises(RulekitError, match="tree or pool"):
         to_rules(model, prune="pessimistic", prune_data=prune, train_data=train, candidates="forest")
 
