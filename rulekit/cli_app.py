@@ -71,6 +71,11 @@ class Prune(str, Enum):
     cost_complexity = "cost-complexity"
 
 
+class Candidates(str, Enum):
+    tree = "tree"
+    pool = "pool"
+
+
 class Unseen(str, Enum):
     parent = "parent"
     missing = "missing"
@@ -226,6 +231,10 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
           train_data: Optional[Path] = typer.Option(None, "--train-data", help="with --prune-data: the CSV "
                                                     "the tree was grown on; each class's rules are chosen "
                                                     "on it and the pruning data together"),
+          candidates: Optional[Candidates] = typer.Option(
+              None, "--candidates", help="with --prune-data and training rows: tree (default): the "
+                                         "tree's rules; pool: also rules of 10 trees regrown on bootstrap "
+                                         "samples of the training rows (docs/rules.md, session 7)"),
           induce: bool = typer.Option(False, "--induce",
                                       help="learn rules from the data file MODEL directly (needs --target)"),
           target: Optional[str] = typer.Option(None, "--target", help="with --induce: the class column"),
@@ -246,7 +255,8 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
     raise typer.Exit(_run(quiet, cmd.run, model=model, prune_data=prune_data, dnf=dnf,
                           order=order.value, output=output, prune=prune, na_values=na_values,
                           select=select, induce=induce, target=target, exact=exact, cf=cf,
-                          min_rules=min_rules, train_data=train_data))
+                          min_rules=min_rules, train_data=train_data,
+                          candidates=candidates.value if candidates else None))
 
 
 @app.command()
