@@ -7,6 +7,8 @@ import uuid
 
 import pytest
 
+from tests import marks
+
 # every Spark session the tests start (tests/exporters, tests/importers) keeps its traffic on loopback
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
@@ -19,6 +21,12 @@ MYSQL = dict(host=os.environ.get("RULEKIT_MYSQL_HOST", "127.0.0.1"),
              database=os.environ.get("RULEKIT_MYSQL_DB", "test"))
 STATEMENT_TIMEOUT_S = 600
 STATEMENT_TIMEOUT_PG = f"-c statement_timeout={STATEMENT_TIMEOUT_S * 1000}"
+
+
+def pytest_configure(config):
+    """Pick the lane before any test module is imported: under ``-m "not slow"`` (the README's
+    everyday command) property tests run ``marks.lane_examples(n)``, a tenth of their examples."""
+    marks.select_lane(config.getoption("markexpr", ""))
 
 
 def _unavailable(what: str, err: Exception):

@@ -21,6 +21,8 @@ from rulekit.rules.base import Compare, Linear, RuleBase
 from rulekit.rules.boxes import NomSet, iter_literals
 from rulekit.testing import strategies as S
 
+from tests.marks import lane_examples
+
 
 @st.composite
 def pairs(draw):
@@ -96,7 +98,7 @@ def _row_differs(a, b, row: pd.DataFrame) -> bool:
     return not np.array_equal(a.predict_proba(row)[0], b.predict_proba(row)[0], equal_nan=True)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=lane_examples(120), deadline=None, suppress_health_check=list(HealthCheck))
 @given(pairs(), st.integers(0, 2**32 - 1))
 def test_diff_against_a_row_by_row_oracle(pair, seed):
     a, b = pair

@@ -21,7 +21,9 @@ from rulekit.dsl.grammar import grammar_text
 from rulekit.dsl.literals import quote
 from rulekit.testing.strategies import HOSTILE_NAMES, rule_bases, strict_repr
 
-FUZZ = settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+from tests.marks import lane_examples
+
+FUZZ = settings(max_examples=lane_examples(600), deadline=None, suppress_health_check=list(HealthCheck))
 
 _WORDS = ["age", "colour", "x", "y", "a", "b", "r1", "yes", "no", "red", "blue", "value", "sum", "and",
           "inf", "first", "Ωmega"]
@@ -168,7 +170,7 @@ def test_fuzz_grammar_sentences(rnd):
     check_total(_mutate(text, rnd))
 
 
-@settings(FUZZ, max_examples=250)
+@settings(FUZZ, max_examples=lane_examples(250))
 @given(rule_bases(max_rules=4), st.randoms(use_true_random=False))
 def test_fuzz_mutated_valid_files(rb, rnd):
     text = dsl.dumps(rb)

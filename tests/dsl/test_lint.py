@@ -20,6 +20,8 @@ from rulekit.dsl.lint import lint
 from rulekit.ir.model import Feature
 from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Not, Or, Rule, RuleBase
 
+from tests.marks import lane_examples
+
 HEADER = """rulebase t
 target y: classes {no, yes}
 feature outlook: nominal {sunny, overcast, rain}
@@ -179,7 +181,7 @@ def _rows() -> np.ndarray:
 ROWS = None
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=lane_examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(_conditions(), min_size=1, max_size=5), st.sampled_from(["float32", "float64"]))
 def test_every_claim_is_true_on_probe_rows(conds, precision):
     from rulekit.rules import engine

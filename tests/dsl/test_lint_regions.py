@@ -20,6 +20,7 @@ from rulekit.dsl.lint import lint
 from rulekit.rules import engine
 from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Or, Rule, RuleBase
 from tests.dsl.test_lint import _THRESH, _conditions, _feats, warnings
+from tests.marks import lane_examples
 
 NEVER = "this rule can never fire"
 
@@ -183,7 +184,7 @@ def _rule_lists(conditions):
     pytest.param(_conditions(), 200, id="mixed", marks=pytest.mark.slow),
 ])
 def test_exact_against_a_grid_oracle(conditions, n):
-    @settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @settings(max_examples=lane_examples(n), deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(_rule_lists(conditions), st.sampled_from(["float32", "float64"]), st.sampled_from(["first-hit", "vote"]),
            st.sampled_from([None, "n", "y"]))
     def check(rules, precision, order, default):
@@ -277,6 +278,7 @@ def test_plain_and_numpy_prefilters_give_the_same_findings(conditions, monkeypat
     and ensemble groups alike."""
     seen = []
 
+    # all 150 examples in both lanes: the two asserts after check() need the findings they produce
     @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(st.lists(st.tuples(conditions, st.sampled_from(["n", "y"]), st.sampled_from([None, 0.5, 2.0]),
                               st.integers(0, 1)), min_size=2, max_size=14),

@@ -18,9 +18,11 @@ from rulekit.rules import engine
 from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Not, Or, Rule, RuleBase
 from rulekit.testing.strategies import rule_bases, strict_repr
 
+from tests.marks import lane_examples
+
 
 def examples(n: int) -> settings:
-    return settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck))
+    return settings(max_examples=lane_examples(n), deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def _strip_missing(node):

@@ -19,9 +19,11 @@ from rulekit.ir.model import Feature
 from rulekit.rules.base import And, Compare, Conclusion, Linear, Not, Or, Rule, RuleBase
 from rulekit.testing.strategies import rule_bases, strict_repr
 
+from tests.marks import lane_examples
+
 
 def examples(n: int) -> settings:
-    return settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck))
+    return settings(max_examples=lane_examples(n), deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def _literals(node) -> list:

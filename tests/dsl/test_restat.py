@@ -13,6 +13,8 @@ from rulekit.commands.stats import refresh
 from rulekit.dsl.restat import replace_stats, rule_stat_spans
 from rulekit.testing.strategies import rule_bases
 
+from tests.marks import lane_examples
+
 GOLF = "rulekit/data/playgolf.csv"
 
 EDITED = """# my review notes
@@ -98,7 +100,7 @@ def test_stats_bad_input_is_one_line(tmp_path):
     assert r.returncode == 2 and "bad.rules:16:" in r.stderr and "Traceback" not in r.stderr
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=lane_examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rule_bases())
 def test_only_the_statistics_change_on_random_bases(rb):
     text = dsl.dumps(rb)

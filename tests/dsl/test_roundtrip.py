@@ -21,8 +21,10 @@ from rulekit.rules.base import (TRUE, And, Compare, Conclusion, InSet, IsMissing
                                 RuleBase)
 from rulekit.testing.strategies import HOSTILE_NAMES, floats, rule_bases, strict_repr
 
+from tests.marks import lane_examples
+
 def examples(n: int) -> settings:
-    return settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck))
+    return settings(max_examples=lane_examples(n), deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def round_trip(rb: RuleBase) -> str:

@@ -19,6 +19,8 @@ from rulekit.learners import C45Classifier, ID3Classifier
 from rulekit.rules import engine, to_rules
 from rulekit.rules.base import And, Compare, Conclusion, InSet, IsMissing, Or, Rule, RuleBase
 
+from tests.marks import lane_examples
+
 DOMAINS = {"a": ("p", "q", "it's"), "b": ("u", "v")}
 
 
@@ -70,7 +72,7 @@ def _grid() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["a", "b"], dtype=object)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=lane_examples(300), deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(_bases())
 def test_round_trip_is_exact_and_the_meaning_unchanged(rb):
     """Text -> rule base is the same rule base (readable and exact form), so every row -- unseen

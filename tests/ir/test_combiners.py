@@ -24,6 +24,8 @@ from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.ir.tree import TreeBuilder
 from rulekit.semantics import combiners
 
+from tests.marks import lane_examples
+
 F32 = np.float32
 
 
@@ -83,7 +85,7 @@ def cases(draw):
     return c, kind, f32, base, outputs, values, width, size
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=lane_examples(300), deadline=None)
 @given(cases())
 def test_aggregate_equals_the_scalar_oracle(case):
     c, kind, f32, base, outputs, values, width, size = case
@@ -97,7 +99,7 @@ def test_aggregate_equals_the_scalar_oracle(case):
     assert np.array_equal(got, want), (got, want)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=lane_examples(200), deadline=None)
 @given(cases())
 def test_leaf_terms_sum_to_the_reference(case):
     """What each backend adds per leaf (``leaf_terms``), added in tree order, gives ``aggregate``."""

@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from rulekit.semantics import intervals
 from rulekit.semantics.intervals import Bound
 
+from tests.marks import lane_examples
+
 OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "=": operator.eq,
        "!=": operator.ne}
 DMAX = 1.7976931348623157e308
@@ -66,7 +68,7 @@ thresholds = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=lane_examples(400), deadline=None)
 @given(t=thresholds, op=st.sampled_from(list(OPS)), precision=st.sampled_from(["float32", "float64"]))
 def test_closed_equals_brute_force(t, op, precision):
     pairs = intervals.closed(op, t, precision)
@@ -137,7 +139,7 @@ def well_formed(s) -> bool:
         math.nextafter(a[1].at, math.inf) < b[0].at for a, b in zip(s, s[1:]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=lane_examples(300), deadline=None)
 @given(a=sets(), b=sets())
 def test_set_operations_equal_brute_force(a, b):
     raw_a, A = a

@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 from rulekit.semantics import values
 
+from tests.marks import lane_examples
+
 SCALARS = st.one_of(st.booleans(), st.integers(-3, 3), st.floats(-3, 3, allow_nan=False).map(lambda f: round(f, 1)),
                     st.sampled_from(["1", "0", "True", "a", "1.0", ""]))
 
@@ -26,14 +28,14 @@ def test_same_value(a):
     assert values.key(a) == values.key(a)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=lane_examples(300), deadline=None)
 @given(a=SCALARS, b=SCALARS)
 def test_key_agrees_with_same(a, b):
     assert (values.key(a) == values.key(b)) == values.same(a, b)
     assert values.same_or_text(a, b) == (values.same(a, b) or str(a) == str(b))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=lane_examples(300), deadline=None)
 @given(domain=st.lists(SCALARS, max_size=6), value=SCALARS)
 def test_index_of_and_index(domain, value):
     exact = [i for i, v in enumerate(domain) if type(v) is type(value) and v == value]

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from rulekit.learners import criteria as C
 from rulekit.learners.estimators import CARTClassifier
 
+from tests.marks import lane_examples
+
 finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15, max_value=1e15)
 
 
@@ -19,7 +21,7 @@ def _digits(x: float) -> int:
     return len(Decimal(repr(x)).normalize().as_tuple().digits)
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=lane_examples(2000), deadline=None, suppress_health_check=list(HealthCheck))
 @given(finite, finite)
 def test_between_the_neighbours_near_the_middle_and_never_longer(a, b):
     if a == b:

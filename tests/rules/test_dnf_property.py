@@ -17,6 +17,8 @@ from rulekit.ir.model import Feature
 from rulekit.rules.base import And, Compare, Conclusion, Rule, RuleBase
 from rulekit.rules.dnf import dnf
 
+from tests.marks import lane_examples
+
 FEATURES = ("a", "b", "c")
 CUTS = (1.0, 2.0, 3.0)
 CLASSES = ("p", "q", "r")
@@ -41,7 +43,7 @@ def rule_lists(draw) -> RuleBase:
 GRID = np.array(list(itertools.product([0.5, 1.5, 2.5, 3.5], repeat=len(FEATURES))))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=lane_examples(300), deadline=None)
 @given(rule_lists())
 def test_dnf_merging_never_changes_a_label(rb):
     merged = dnf(rb)
