@@ -190,6 +190,7 @@ def _cli(*args):
                           env=ENV_PROGRESS, timeout=300)
 
 
+@pytest.mark.slow  # ~20 s on a loaded machine
 def test_forced_progress_goes_to_stderr_never_to_piped_stdout(files, tmp_path):
     model, data, mpath, dpath = files
     res = _cli("predict", mpath, dpath, "--proba")

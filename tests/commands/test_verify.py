@@ -89,6 +89,7 @@ def test_verify_survives_onnxruntime_on_a_very_deep_tree():
     assert [r.status for r in reports] == ["ok"] and reports[0].rows == 5
 
 
+@pytest.mark.slow  # ~10 s loaded
 def test_verify_catches_float_input_on_a_float64_model(tmp_path, capsys):
     """Canary: the float32-input ONNX of a model that compares in float64 (HistGradientBoosting)
     moves rows across thresholds; verify scores the user's rows, says so on its own line, exit 1.

@@ -12,6 +12,7 @@ from rulekit.cli import main
 xgb = pytest.importorskip("xgboost")
 
 
+@pytest.mark.slow  # ~10 s loaded
 def test_sqlite_float64_sums_are_within_the_stated_bound(tmp_path, capsys):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(400, 3)) * 100

@@ -103,6 +103,7 @@ def test_xgboost_classifier_is_reported_against_xgboost(tmp_path, capsys):
         assert code == 0, out + err
 
 
+@pytest.mark.slow  # ~4 s CPU
 def test_hist_gradient_boosting_pickle_with_categories_and_nan(tmp_path, capsys):
     model, data = zoo.get("sklearn_hgb_categorical_nan")
     src = tmp_path / "hgb.joblib"

@@ -45,6 +45,7 @@ def test_a_model_and_its_rules_agree_everywhere(golf):
     assert "rules: 0 added, 0 removed, 0 changed" in r.stdout  # the model's rules as 'rules' writes them
 
 
+@pytest.mark.slow  # ~9 s loaded
 def test_pruned_rules_differ_in_regions_and_rows(golf):
     r = _rk("diff", golf / "plain.rules", golf / "pruned.rules", "--data", GOLF)
     assert r.returncode == 1, r.stderr

@@ -16,6 +16,7 @@ from rulekit.dsl.lint_base import uncovered
 from rulekit.rules import boxes, engine
 from rulekit.rules.base import Conclusion, Rule
 from tests import zoo
+from tests.marks import zoo_cases
 
 HEADER = """rulebase t
 target y: classes {no, yes}
@@ -124,7 +125,7 @@ def test_uncovered_matches_the_engine():
     assert none.sum() > 5
 
 
-@pytest.mark.parametrize("name", zoo.zoo_names())
+@pytest.mark.parametrize("name", zoo_cases(zoo.zoo_names()))
 def test_no_finding_on_rulekits_own_rules(name):
     model, X = zoo.get(name)
     if len(getattr(model, "trees", [None])) > 20:

@@ -10,6 +10,7 @@ from rulekit import dsl
 from rulekit.errors import RulekitError
 from rulekit.rules import to_rules
 from tests import zoo
+from tests.marks import ZOO_FAST
 
 OPTIONS = ("default", "dnf", "prune", "vote", "prune-vote")
 _SLOW = {"chain_deep"}
@@ -22,7 +23,7 @@ _SLOW = {"chain_deep"}
 def _cases():
     for name in zoo.zoo_names():
         for opt in OPTIONS:
-            marks = [pytest.mark.slow] if name in _SLOW else []
+            marks = [pytest.mark.slow] if name in _SLOW or name not in ZOO_FAST else []
             yield pytest.param(name, opt, id=f"{name}-{opt}", marks=marks)
 
 

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from rulekit.dsl import parser
 
 TEXT = """rulebase r
@@ -116,6 +118,7 @@ def test_the_pickled_parser_reads_as_lark_builds_it(tmp_path, monkeypatch):
     assert sum(bool(p.errors) for p in results["fresh"]) > len(texts) // 3  # the error paths ran
 
 
+@pytest.mark.slow  # subprocesses, ~6 s loaded
 def test_a_damaged_pickle_falls_back_to_lark(tmp_path):
     good = tmp_path / "good.rules"
     good.write_text(RICH)

@@ -19,6 +19,7 @@ from rulekit.export import to_onnx
 from rulekit.ir.model import Combiner, Feature, Model
 from rulekit.ir.tree import TreeBuilder
 from tests import zoo
+from tests.marks import zoo_cases
 
 ort = pytest.importorskip("onnxruntime")
 # float input on float64 models is tested on purpose here (against float32-rounded references)
@@ -68,7 +69,7 @@ def assert_parity(model: Model, out: dict, ref_data, tol: float) -> None:
 
 @pytest.mark.parametrize("opset", [5, 3])
 @pytest.mark.parametrize("dtype", ["float", "double"])
-@pytest.mark.parametrize("name", zoo.zoo_names())
+@pytest.mark.parametrize("name", zoo_cases(zoo.zoo_names()))
 def test_zoo_parity(name, dtype, opset):
     model, data = zoo.get(name)
     proto = to_onnx(model, dtype=dtype, opset=opset)
@@ -444,6 +445,7 @@ def test_size_estimate_and_refusal():
         to_onnx(model, max_bytes=10_000)
 
 
+@pytest.mark.slow  # ~12 s
 def test_five_thousand_trees_bounded_memory():
     rng = np.random.default_rng(0)
     trees = []
@@ -639,7 +641,7 @@ def test_rule_base_matches_engine(semantics, precision):
                 assert np.nanmax(np.abs(out["probabilities"] - P)) <= TOL[dtype]
 
 
-@pytest.mark.parametrize("name", zoo.zoo_names())
+@pytest.mark.parametrize("name", zoo_cases(zoo.zoo_names()))
 def test_extracted_rule_bases_match_engine(name):
     engine = _engine()
     from rulekit.rules.pipeline import to_rules

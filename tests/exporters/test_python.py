@@ -31,6 +31,7 @@ from rulekit.ir.tree import TreeBuilder
 from rulekit.probe import probe_rows, threshold_values
 from rulekit.rules import engine
 from tests import zoo
+from tests.marks import zoo_cases
 
 TOL = 1e-12
 
@@ -111,7 +112,7 @@ def check_model(model: Model, data: pd.DataFrame, ns: dict, *, rows: bool = True
 # --- models: the zoo ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", zoo.zoo_names())
+@pytest.mark.parametrize("name", zoo_cases(zoo.zoo_names()))
 def test_zoo_model_module_equals_model(name):
     model, data = zoo.get(name)
     src = to_python(model)
@@ -122,7 +123,7 @@ def test_zoo_model_module_equals_model(name):
     check_model(model, data, ns)
 
 
-@pytest.mark.parametrize("name", zoo.zoo_names())
+@pytest.mark.parametrize("name", zoo_cases(zoo.zoo_names()))
 def test_table_form_equals_model(name):
     """The per-row form for very large models (every tree walked through the table)."""
     model, data = zoo.get(name)
@@ -446,6 +447,7 @@ def test_deep_chain_20000():
     assert ns["predict"]([None]) == expected[-1]
 
 
+@pytest.mark.slow  # ~6 s
 def test_forest_of_5000_trees():
     """5,000 boosted stumps (cheap to build): one function, no recursion, sums in tree order."""
     rng = np.random.default_rng(11)
@@ -633,8 +635,8 @@ _RULE_ZOO = ["sklearn_tree_multiclass_hostile", "sklearn_tree_regressor", "sklea
 _OPTIONS = {"first-hit": {}, "vote": {"order": "vote"}, "raw": {"simplify": False}}
 
 
-@pytest.mark.parametrize("name,how", [(n, h) for n in _RULE_ZOO if n in zoo.zoo_names() for h in _OPTIONS
-                                      if not (n == "chain_deep" and h == "raw")])  # 600-deep raw paths: slow
+@pytest.mark.parametrize("name,how", zoo_cases([(n, h) for n in _RULE_ZOO if n in zoo.zoo_names() for h in _OPTIONS
+                                                if not (n == "chain_deep" and h == "raw")]))  # 600-deep raw paths: slow
 def test_extracted_rule_bases_equal_engine_and_model(name, how):
     model, data = zoo.get(name)
     rb = rulekit.to_rules(model, **_OPTIONS[how])

@@ -19,7 +19,7 @@ from rulekit.exporters.sql import query as sql_query
 from rulekit.ir.model import Feature, Model
 from rulekit.ir.tree import TreeBuilder
 from tests import zoo
-from tests.marks import slow_cases
+from tests.marks import slow_cases, zoo_cases
 from tests.exporters.test_sql_engines import (KEY, compare, duck_conn, load, query, rules_of,  # noqa: F401
                                               run_bare, run_bare_snowflake_transpiled, run_in, sqlite_conn)
 
@@ -40,7 +40,7 @@ def deep_recursion():
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
-@pytest.mark.parametrize("name", [n for n in SMALL if n in zoo.zoo_names()])
+@pytest.mark.parametrize("name", zoo_cases([n for n in SMALL if n in zoo.zoo_names()]))
 def test_parses_in_its_dialect(dialect, name, deep_recursion):
     model, _ = zoo.get(name)
     proba = model.task == "classification"
@@ -62,8 +62,8 @@ def _no_pick(dialect: str):
 
 
 @pytest.mark.parametrize("dialect", ["bigquery", "snowflake", "tsql"])
-@pytest.mark.parametrize("name", [n for n in SMALL + ["chain_deep", "xgboost_multiclass", "lightgbm_categorical_nan"]
-                                  if n in zoo.zoo_names()])
+@pytest.mark.parametrize("name", zoo_cases([n for n in SMALL + ["chain_deep", "xgboost_multiclass",
+                                                                 "lightgbm_categorical_nan"] if n in zoo.zoo_names()]))
 def test_transpiled_to_duckdb_runs_exactly(dialect, name, duck_conn, deep_recursion, unique_name):
     """What we cannot run, sqlglot carries to DuckDB: the same literals, NULL sides and sums must
     still agree with the model (T-SQL's CHOOSE has no DuckDB spelling: its CASE form is used)."""

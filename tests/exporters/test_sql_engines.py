@@ -21,6 +21,7 @@ from rulekit.commands import verify
 from rulekit.exporters.sql import dialect as sql_dialect
 from rulekit.exporters.sql import to_sql
 from tests import zoo
+from tests.marks import zoo_cases
 
 TOL = 1e-12
 KEY = "__row"
@@ -234,14 +235,14 @@ def engine(request):
 # --- the zoo in every engine ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", zoo.zoo_names())
+@pytest.mark.parametrize("name", zoo_cases(zoo.zoo_names()))
 def test_zoo_model(engine, name, unique_name):
     eng, conn = engine
     model, data = zoo.get(name)
     run_in(conn, eng, model, data, unique_name)
 
 
-@pytest.mark.parametrize("name", zoo.zoo_names())
+@pytest.mark.parametrize("name", zoo_cases(zoo.zoo_names()))
 def test_zoo_rules(engine, name, unique_name):
     eng, conn = engine
     model, data = zoo.get(name)
@@ -249,7 +250,7 @@ def test_zoo_rules(engine, name, unique_name):
     run_in(conn, eng, rb, data, unique_name)
 
 
-@pytest.mark.parametrize("name", zoo.zoo_names())
+@pytest.mark.parametrize("name", zoo_cases(zoo.zoo_names()))
 def test_zoo_flat_forms(name, sqlite_conn, duck_conn, unique_name):
     """Trees cut at 1 or 3 CASE levels: flat leaf conditions (intervals, value sets, NULL sides)."""
     model, data = zoo.get(name)
@@ -257,7 +258,7 @@ def test_zoo_flat_forms(name, sqlite_conn, duck_conn, unique_name):
     run_in(duck_conn, "duckdb", model, data, unique_name, case_depth=3)
 
 
-@pytest.mark.parametrize("name", zoo.zoo_names())
+@pytest.mark.parametrize("name", zoo_cases(zoo.zoo_names()))
 def test_zoo_flat_postgres(name, pg_conn, unique_name):
     model, data = zoo.get(name)
     run_in(pg_conn, "postgres", model, data, unique_name, case_depth=1, batch=3)

@@ -18,6 +18,7 @@ from rulekit.errors import ExportError
 from rulekit.exporters.sql import dialect as sql_dialect
 from rulekit.exporters.sql import to_sql
 from tests import zoo
+from tests.marks import zoo_cases
 from tests.exporters.test_sql_engines import (  # noqa: F401 (fixtures)
     KEY, _drop, compare, duck_conn, load, query, rules_of, sqlite_conn, table_columns)
 
@@ -49,7 +50,7 @@ def execute(conn, engine: str, sql: str) -> None:
 
 
 @pytest.mark.parametrize("rules", [False, True], ids=["model", "rules"])
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", zoo_cases(MODELS))
 @pytest.mark.parametrize("engine", list(CONN))
 def test_view(engine, name, rules, request, unique_name):
     conn = request.getfixturevalue(CONN[engine])
@@ -71,7 +72,7 @@ def test_view(engine, name, rules, request, unique_name):
 
 
 @pytest.mark.parametrize("rules", [False, True], ids=["model", "rules"])
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", zoo_cases(MODELS))
 @pytest.mark.parametrize("engine", ["duckdb", "postgres", "mysql"])
 def test_function(engine, name, rules, request, unique_name):
     conn = request.getfixturevalue(CONN[engine])
@@ -94,7 +95,7 @@ def test_function(engine, name, rules, request, unique_name):
 
 
 @pytest.mark.parametrize("rules", [False, True], ids=["model", "rules"])
-@pytest.mark.parametrize("name", [m for m in MODELS if zoo.get(m)[0].task == "classification"])
+@pytest.mark.parametrize("name", zoo_cases([m for m in MODELS if zoo.get(m)[0].task == "classification"]))
 @pytest.mark.parametrize("engine", ["duckdb", "postgres"])
 def test_table_function(engine, name, rules, request, unique_name):
     conn = request.getfixturevalue(CONN[engine])
@@ -115,7 +116,7 @@ def test_table_function(engine, name, rules, request, unique_name):
         _drop(conn, engine, unique_name)
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", zoo_cases(MODELS))
 @pytest.mark.parametrize("engine", ["bigquery", "snowflake", "tsql", "spark"])
 def test_forms_parse(engine, name):
     """Every form parses in sqlglot's reader of the dialect (one statement per CREATE)."""
@@ -223,7 +224,7 @@ def test_cli_forms(tmp_path):
     assert r.returncode == 2 and "--form applies to --to sql" in r.stderr
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", zoo_cases(MODELS))
 def test_bigquery_dataset_names_make_persistent_functions(name):
     """BigQuery: `--name dataset.fn` writes a persistent function, and with --proba a persistent table
     function (temporary table functions do not exist there); an unqualified name stays TEMP."""

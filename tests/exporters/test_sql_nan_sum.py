@@ -236,6 +236,7 @@ def test_rules_without_nan_sums_keep_their_text():
 
 
 @pytest.mark.spark
+@pytest.mark.slow  # a JVM: the fast lane's one Spark test is test_sql_spark's test_spark_zoo
 @pytest.mark.parametrize("missing", [0, 1])
 def test_spark_nan_sum(spark, missing):
     """Spark computes ``inf - inf`` as NaN (like DuckDB): the exported SQL still takes the missing side."""

@@ -50,7 +50,7 @@ def _run(spark, obj, data, name: str) -> str:
 
 
 @pytest.mark.parametrize("name", fast_cases([m for m in MODELS if m in zoo.zoo_names()],
-                                             ["handmade_nominal", "xgboost_binary_nan_hostile"]))
+                                             ["xgboost_binary_nan_hostile"]))
 def test_spark_zoo(spark, name):
     model, data = zoo.get(name)
     sql = _run(spark, model, data, "rk_zoo")
@@ -164,7 +164,7 @@ def test_spark_long_rule_base(spark):
 
 
 @pytest.mark.parametrize("case", fast_cases(["vote", "vote-no-default", "vote-regression", "weighted-sum",
-                                               "groups-softmax"], ["vote"]))
+                                               "groups-softmax"], []))
 def test_spark_rules_bare(spark, case):
     """Voting and weighted-sum rule bases as one expression (accumulators bound by transform)."""
     from tests.exporters.test_sql_rules import BARE, _data

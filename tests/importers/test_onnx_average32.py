@@ -56,14 +56,14 @@ def _forest(classes: int, n_trees: int = N_TREES, n_rows: int = 2000):
     return proto, P
 
 
-@pytest.fixture(scope="module", params=[2, 3], ids=["binary", "3-class"])
+@pytest.fixture(scope="module", params=[2, pytest.param(3, marks=pytest.mark.slow)], ids=["binary", "3-class"])
 def forest(request):
     proto, P = _forest(request.param)
     label, proba = _ort(proto, P)
     return proto, rulekit.from_onnx(proto), P, label, proba
 
 
-@pytest.fixture(scope="module", params=[2, 3], ids=["binary", "3-class"])
+@pytest.fixture(scope="module", params=[2, pytest.param(3, marks=pytest.mark.slow)], ids=["binary", "3-class"])
 def small(request):
     """A 20-tree forest on fewer rows for the SQL engines (a 100-tree unpruned query takes minutes
     on a loaded machine); same construction, still bit-identical or not."""
@@ -188,6 +188,7 @@ def test_spark_sql_equals_onnxruntime(spark, small):
             assert np.array_equal(np.array([[float(v) for v in r[2:]] for r in rows]), proba.astype(np.float64))
 
 
+@pytest.mark.slow
 def test_default_float_onnx_of_a_sklearn_forest_keeps_its_labels_on_ties():
     """Issue #20: a scikit-learn forest averages in float64 (combiner without float32 arithmetic);
     its default float-input ONNX export sums in double (``accumulate="auto"``), so tie rows keep

@@ -67,7 +67,7 @@ def _rows(text: str, n: int = 300, cats=CATS) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("case", fast_cases(["onehot-tree", "ordinal-tree", "onehot-forest", "ordinal-forest",
-                                             "ordinal-hgb"], {"ordinal-tree", "ordinal-hgb"}))
+                                             "ordinal-hgb"], set()))
 def test_sklearn2pmml_categorical_inputs_import_exactly(tmp_path, case):
     from sklearn.pipeline import Pipeline
 
@@ -113,9 +113,10 @@ ROWS = pd.DataFrame({"c": pd.Series(["lo", "mid", "hi", "odd", None], dtype=obje
 
 @pytest.mark.parametrize("attrs,odd,want", [
     ("", "<row><in>odd</in><out>7</out></row>", ["yes", "no", "yes", "yes", "no"]),
-    (' mapMissingTo="0"', "<row><in>odd</in><out>7</out></row>", ["yes", "no", "yes", "yes", "yes"]),
-    (' defaultValue="2"', "", ["yes", "no", "yes", "no", "no"]),
-    (' defaultValue="3" mapMissingTo="3"', "", ["yes", "no", "yes", "yes", "yes"]),
+    pytest.param(' mapMissingTo="0"', "<row><in>odd</in><out>7</out></row>", ["yes", "no", "yes", "yes", "yes"],
+                 marks=pytest.mark.slow),
+    pytest.param(' defaultValue="2"', "", ["yes", "no", "yes", "no", "no"], marks=pytest.mark.slow),
+    pytest.param(' defaultValue="3" mapMissingTo="3"', "", ["yes", "no", "yes", "yes", "yes"], marks=pytest.mark.slow),
 ])
 def test_map_values_in_a_rule_set(attrs, odd, want):
     text = DOC.format(attrs=attrs, odd=odd)
@@ -148,7 +149,7 @@ def _scaled_pipeline(scaler: str):
     return ColumnTransformer([("s", enc, ["num x", "b"])]), DecisionTreeClassifier(max_depth=5, random_state=0)
 
 
-@pytest.mark.parametrize("scaler", fast_cases(["standard", "minmax", "robust", "maxabs"], {"standard"}))
+@pytest.mark.parametrize("scaler", fast_cases(["standard", "minmax", "robust", "maxabs"], set()))
 def test_sklearn2pmml_scalers_fold_into_raw_thresholds(tmp_path, scaler):
     """A test ``float32((x - m) / s) <= t`` becomes ``x <= b`` with the exact double ``b`` (found by
     bisection): equal to the pipeline and to JPMML on the raw thresholds' float64 neighbours."""
@@ -244,6 +245,7 @@ DEFAULT_ENTRY = """<PMML xmlns="http://www.dmg.org/PMML-4_4" version="4.4"><Head
 </Node></TreeModel></PMML>"""
 
 
+@pytest.mark.slow  # ~25 s of sklearn2pmml
 def test_children_that_cover_every_category_reaching_them_need_no_else():
     """Node 2 holds only 'green' rows, and its one child tests 'green': no row finds no true child.
     But when node 2 can be entered by default after a test on another field was UNKNOWN (x missing),

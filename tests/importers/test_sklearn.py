@@ -264,6 +264,7 @@ def test_gb_init_estimator_rules():
 
 # --- hist gradient boosting specifics -------------------------------------------------------------
 
+@pytest.mark.slow  # ~9 s
 def test_hgb_compares_float64_canary():
     """The probe rows separate float64 from float32 comparison: switching precision breaks parity."""
     est, model, M = fitted("hgb_reg_diabetes")
@@ -329,6 +330,7 @@ def test_hgb_categorical_pandas_parity():
     assert np.array_equal(model.predict(frame), est.predict(frame))
 
 
+@pytest.mark.slow  # ~25 s
 def test_hgb_categorical_truncation_canary():
     """1.5 is an unknown category to scikit-learn; truncating it to 1 (LightGBM's rule) differs."""
     X, est, model = categorical_case()

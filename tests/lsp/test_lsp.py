@@ -72,6 +72,7 @@ async def test_broken_file_reports_what_check_reports(client: LanguageClient):
     assert all(s == "error" for _, _, s, _ in got)
 
 
+@pytest.mark.slow  # a server start each
 @pytest.mark.asyncio
 async def test_lint_warnings_on_change(client: LanguageClient):
     _open(client, GOOD)
@@ -85,6 +86,7 @@ async def test_lint_warnings_on_change(client: LanguageClient):
     assert got[0][0] == 8  # r3's line
 
 
+@pytest.mark.slow  # a server start each
 @pytest.mark.asyncio
 async def test_formatting_is_rulekit_fmt(client: LanguageClient):
     messy = GOOD.replace("r1: if outlook = sunny", "r1:   if   outlook=sunny")
@@ -96,6 +98,7 @@ async def test_formatting_is_rulekit_fmt(client: LanguageClient):
     assert edits[0].new_text == dsl.dumps(dsl.loads(messy))
 
 
+@pytest.mark.slow  # a server start each
 @pytest.mark.asyncio
 async def test_hover_feature_value_rule(client: LanguageClient):
     _open(client, GOOD)
@@ -129,6 +132,7 @@ async def test_completion_values_features_keywords(client: LanguageClient):
     assert "outlook" in got and '"hum idity"' in got and "then" in got and "missing" in got
 
 
+@pytest.mark.slow  # a server start each
 @pytest.mark.asyncio
 async def test_definition_of_a_feature(client: LanguageClient):
     _open(client, GOOD)
@@ -152,6 +156,7 @@ def _apply(text: str, edits) -> str:
     return "\n".join(lines)
 
 
+@pytest.mark.slow  # a server start each
 @pytest.mark.asyncio
 async def test_rename_feature_and_rule(client: LanguageClient):
     _open(client, GOOD)
@@ -165,6 +170,7 @@ async def test_rename_feature_and_rule(client: LanguageClient):
     assert [r.id for r in dsl.loads(_apply(GOOD, res.changes[URI])).rules] == ["r1", "rain check"]
 
 
+@pytest.mark.slow  # a server start each
 @pytest.mark.asyncio
 async def test_rename_refuses_a_clash(client: LanguageClient):
     _open(client, GOOD)
@@ -174,6 +180,7 @@ async def test_rename_refuses_a_clash(client: LanguageClient):
         await _rename(client, 7, 0, "r1")
 
 
+@pytest.mark.slow  # a server start each
 @pytest.mark.asyncio
 async def test_quick_fixes_for_unknown_feature(client: LanguageClient):
     typo = GOOD.replace("r2: if outlook in", "r2: if outlok in")

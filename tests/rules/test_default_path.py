@@ -74,6 +74,7 @@ def test_reduced_error_steps_never_lose_pruning_accuracy(tmp_path, run):
         assert len(accs) >= 3 and accs[-1] >= accs[0], r.stderr
 
 
+@pytest.mark.slow  # ~6 s CPU: two rules runs
 def test_select_none_keeps_more_conditions_than_mdl(tmp_path, run):
     from rulekit.rules.boxes import count_literals
 

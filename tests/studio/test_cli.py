@@ -36,6 +36,7 @@ def _one_line_exit_2(res, *needles):
         assert n in lines[0]
 
 
+@pytest.mark.slow  # a server start
 def test_taken_port(rules):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -52,7 +53,7 @@ BAD = {"no source": (["{tmp}/nope.rules"], "no such file"),
        "bad host": (["{rules}", "--host", "no-such-host.invalid"], "unknown host")}
 
 
-@pytest.mark.parametrize("case", slow_cases(list(BAD), ["no data", "bad port", "bad host"]))
+@pytest.mark.parametrize("case", slow_cases(list(BAD), ["no target", "no data", "bad port", "bad host"]))
 def test_bad_input(rules, tmp_path, case):
     args, needle = BAD[case]
     (tmp_path / "d.csv").write_text("f0,y\n1,a\n", encoding="utf-8")

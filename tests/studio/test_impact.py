@@ -12,6 +12,7 @@ from rulekit.rules import engine
 from rulekit.studio.impact import Data, decided_by, impact, score
 from rulekit.table import read_csv
 from tests.studio import cases
+from tests.marks import fast_cases
 
 SEMANTICS = ["first-hit", "vote", "weighted-sum"]
 
@@ -44,7 +45,7 @@ def test_score_is_the_engine(semantics, precision, data_file):
     assert _same(s.proba, P)
 
 
-@pytest.mark.parametrize("semantics", SEMANTICS)
+@pytest.mark.parametrize("semantics", fast_cases(SEMANTICS, ["vote"]))
 def test_impact_counts_are_rulekit_diffs(semantics, data_file):
     text = cases.text(40, semantics=semantics, seed=3)
     rb = dsl.loads(text)

@@ -111,6 +111,9 @@ def test_save_as_becomes_the_opened_file(files, tmp_path):
 EXPORTS = [("python", {}), ("onnx", {}), ("dot", {}), ("rules", {}), ("json", {})] + [
     ("sql", {"dialect": d, "table": "t"}) for d in SQL_DIALECTS] + [
     ("sql", {"dialect": "sqlite"}), ("sql", {"dialect": "duckdb", "table": "t", "key": "id", "proba": True})]
+# the fast lane keeps one export per kind of artefact (the exporters' own tests run every dialect)
+EXPORTS = [e if e[0] in ("python", "onnx", "rules", "json") or e == ("sql", {"dialect": "sqlite", "table": "t"})
+           else pytest.param(*e, marks=pytest.mark.slow) for e in EXPORTS]
 
 
 @pytest.mark.parametrize("to,options", EXPORTS, ids=lambda v: str(v))
@@ -214,7 +217,7 @@ def test_bad_input(files, tmp_path):
         Session(rules).impact(s.check(s.saved_text))
 
 
-@pytest.mark.parametrize("semantics", ["first-hit", "vote"])
+@pytest.mark.parametrize("semantics", ["vote", pytest.param("first-hit", marks=pytest.mark.slow)])
 def test_session_impact_is_rulekit_diffs_through_edits(tmp_path, semantics):
     """Rules keyed by their text (cached rows) across edits, moves, deletions, comments and header
     changes: every count equals row_diff's on the same texts."""
