@@ -50,15 +50,35 @@ def pmml_schema():
         return lxml.XMLSchema(lxml.parse(io.BytesIO(z.read("pmml.xsd"))))
 
 
+def _jpmml_backend():
+    """JPMML-Evaluator in a JVM of its own (py4j, which pyspark brings), started once per test
+    process and ended with it. Not jpype's JVM inside the pytest worker: a JVM created by the
+    worker's main thread fences that thread's stack with HotSpot's guard pages, and a later test
+    that recurses deeply in native code there (onnxruntime loading test_onnx's 5,000-deep chain;
+    fine in a new thread) crashed the whole worker with SIGSEGV. Its heap also counted in the
+    worker's RSS."""
+    try:
+        from jpmml_evaluator import _classpath
+        from jpmml_evaluator.py4j import Py4JBackend
+        from py4j.java_gateway import JavaGateway
+    except ImportError:
+        _need("jpmml_evaluator with py4j")
+
+    if Py4JBackend.gateway is None:
+        jars = os.pathsep.join(_classpath(user_classpath=[]))
+        Py4JBackend.gateway = JavaGateway.launch_gateway(classpath=jars, die_on_exit=True)
+    return Py4JBackend()
+
+
 def jpmml_score(text: str, frame: pd.DataFrame) -> pd.DataFrame:
-    """JPMML-Evaluator's results for ``frame`` (one JVM per test process)."""
+    """JPMML-Evaluator's results for ``frame`` (one JVM per test process, outside it)."""
     if shutil.which("java") is None:
         _need("java")
     try:
         from jpmml_evaluator import make_evaluator
     except ImportError:
         _need("jpmml_evaluator")
-    ev = make_evaluator(text.encode("utf-8"), backend="jpype")
+    ev = make_evaluator(text.encode("utf-8"), backend=_jpmml_backend())
     ev.verify()
     return ev.evaluateAll(frame)
 
