@@ -44,7 +44,7 @@ def pg_conn():
 
         # a statement_timeout so that no query a test starts outlives the run (one left by a script
         # once held a core for 1 h 47 min); the slowest legitimate test query takes seconds
-        conn = psycopg.connect(PG_DSN, autocommit=True, connect_timeout=5, options=STATEMENT_TIMEOUT_PG)
+        conn = psycopg.connect(PG_DSN, autocommit=True, connect_timeout=30, options=STATEMENT_TIMEOUT_PG)
     except Exception as err:  # noqa: BLE001
         _unavailable("PostgreSQL", err)
     yield conn
@@ -57,7 +57,7 @@ def mysql_conn():
     try:
         import pymysql
 
-        conn = pymysql.connect(**MYSQL, autocommit=True, connect_timeout=5,
+        conn = pymysql.connect(**MYSQL, autocommit=True, connect_timeout=30,
                                init_command=f"SET SESSION max_statement_time = {STATEMENT_TIMEOUT_S}")
     except Exception as err:  # noqa: BLE001
         _unavailable("MariaDB/MySQL", err)

@@ -197,26 +197,27 @@ def test_internal_names_avoid_user_names(sqlite_conn, unique_name):
 
 
 @pytest.mark.parametrize("eng", ["sqlite", "duckdb", "postgres", "mysql"])
-def test_hostile_table_and_key(eng, request):
+def test_hostile_table_and_key(eng, request, unique_name):
     conn = request.getfixturevalue({"sqlite": "sqlite_conn", "duckdb": "duck_conn", "postgres": "pg_conn",
                                     "mysql": "mysql_conn"}[eng])
     model, data = zoo.get("sklearn_tree_multiclass_hostile")
     d = sql_dialect.get(eng)
-    table = "it's \"a\" `t`"
+    table = f"it's \"a\" `t` {unique_name}"  # unique: runs sharing the servers do not collide
+    source = unique_name + "_src"
     cur = conn if eng == "duckdb" else conn.cursor()
     cur.execute(f"DROP TABLE IF EXISTS {d.ident(table)}")
-    load(conn, eng, model, data, "rk_tmp_hostile")
+    load(conn, eng, model, data, source)
     cur.execute(f"DROP TABLE IF EXISTS {d.ident(table)}")
     cur.execute(f"CREATE TABLE {d.ident(table)} AS SELECT {d.ident(KEY)} AS {d.ident('group')}, * FROM "
-                f"{d.ident('rk_tmp_hostile')}" if eng != "mysql" else
+                f"{d.ident(source)}" if eng != "mysql" else
                 f"CREATE TABLE {d.ident(table)} AS SELECT {d.ident(KEY)} AS {d.ident('group')}, "
-                f"{d.ident('rk_tmp_hostile')}.* FROM {d.ident('rk_tmp_hostile')}")
+                f"{d.ident(source)}.* FROM {d.ident(source)}")
     try:
         sql = to_sql(model, dialect=eng, table=table, key="group", proba=True)
         compare(model, data, query(conn, eng, sql), proba=True, where=eng)
     finally:
         cur.execute(f"DROP TABLE IF EXISTS {d.ident(table)}")
-        cur.execute(f"DROP TABLE IF EXISTS {d.ident('rk_tmp_hostile')}")
+        cur.execute(f"DROP TABLE IF EXISTS {d.ident(source)}")
 
 
 # --- the bare expression -------------------------------------------------------------------------------
