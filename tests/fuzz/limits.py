@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -57,12 +58,14 @@ def run_cli(args: list[str], *, mem_mb: int = 1500, timeout: float = 60.0) -> Ru
         report = os.path.join(tmp, "hwm")
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
+        # a session of its own, so that a timeout kills the child's children too (they would
+        # otherwise hold stderr open and keep communicate() waiting)
         proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER, report, str(mem_mb), *args],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         try:
             _, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
             raise
         seconds = time.perf_counter() - t0
@@ -74,6 +77,10 @@ def run_cli(args: list[str], *, mem_mb: int = 1500, timeout: float = 60.0) -> Ru
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             peak_mb = float(after.ru_maxrss) / 1024
             cpu_seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    if proc.returncode < 0:  # killed by a signal (a crash): say so instead of an empty stderr
+        name = signal.Signals(-proc.returncode).name
+        raise AssertionError(f"rulekit {' '.join(args)} died of {name}; "
+                             f"stderr: {err.decode('utf-8', 'replace')!r}")
     return Run(proc.returncode, err.decode("utf-8", "replace"), seconds, peak_mb, cpu_seconds)
 
 
