@@ -7,9 +7,8 @@ training rows (integer sample weights: the same features and domains), each prun
 on the pruning rows as the model's tree is. A bootstrap rule is a candidate only when the rows that
 did not grow it -- its tree's out-of-bag training rows and the pruning rows -- support it: C4.5's
 pessimistic error there (cf 0.25) is below the smaller class share. The rule choice judges rules on
-the training rows, which would take a rule grown on a few noisy rows at their word (without the
-test the planted concepts fell from 49/54 to 40/54 exact). Not the default: it raised real-data
-accuracy on the development splits (cv 0-2) and lowered it on fresh ones (docs/rules.md, session 7).
+the training rows, which would take a rule grown on a few noisy rows at their word. Not the
+default: the measurements, and why, are in docs/rules.md (session 7).
 """
 
 from __future__ import annotations

@@ -129,17 +129,27 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
         train = None if train_data is None else split_data(train_data, rb)
         pooled = False
         if train is not None:
+            before = len(rb.rules)
             rb = met_rules(rb, X)
+            if steps is not None and len(rb.rules) < before:
+                steps.note(f"{before - len(rb.rules)} of {before} rules left out of the choice: no pruning "
+                           "row meets them")
             if candidates == "pool" and isinstance(grown, Model) and regrowable(grown):
                 pooled = True
                 rb, said = pooled_candidates(grown, rb, X, y, train, cf=cf, simplify=simplify)
                 if steps is not None:
                     steps.note(said)
+            elif candidates == "pool" and steps is not None:
+                steps.note("candidates: the tree's rules alone (--candidates pool regrows trees of rulekit's "
+                           "own learners; this model was not grown by one)")
         pruned = rb
         Xs, ys = (X, y) if train is None else _pooled((X, y), train)
-        # the rows the tree grew on count pessimistically in the MDL choice (docs/rules.md, session
-        # 7b); not with pooled candidates: the two together lost 1-2 pt on real data (session 7)
-        grown_from = len(y) if train is not None and not pooled else None
+        # on the default path (tree pruning, then pessimistic generalisation) the rows the tree grew on
+        # count pessimistically in the MDL choice (docs/rules.md, session 7b); not with pooled
+        # candidates (the two together lost 1-2 pt on real data, session 7), nor on the paths 7b did
+        # not measure
+        default_path = tree_prune and prune == "pessimistic"
+        grown_from = len(y) if train is not None and not pooled and default_path else None
         rb = _prune.organize(rb, Xs, ys, mdl=mdl, positive=positive, min_rules=min_rules,
                              grown_from=grown_from)
         if mdl and len(rb.rules) < min_rules:

@@ -528,8 +528,15 @@ def _class_cost(matches: list[np.ndarray], theory: list[float], good: np.ndarray
     fp = int((cov & ~good).sum())
     fn = int((~cov & good).sum())
     if extra:
-        fp += sum(extra)  # more than r: _log2_binom gives 0 bits, as for fp = r
+        fp = _charged(r, fp, sum(extra))
     return _log2_binom(r, fp) + _log2_binom(N - r, fn) + w * sum(theory)
+
+
+def _charged(r: int, fp: int, extra: float) -> float:
+    """The false positives with the pessimistic charge added, capped at half the covered rows: the
+    exception bits log2 C(r, fp) fall again past r/2, so an uncapped charge could make a rule with
+    more errors cheaper. A count already past r/2 stays as it is (C4.5's own encoding there)."""
+    return min(fp + extra, max(fp, r / 2))
 
 
 def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float,
@@ -623,7 +630,7 @@ def _mdl_subset(lst: list, good: np.ndarray, stats: dict, w: float, grown: np.nd
         fp = int((cov & ~good).sum())
         fn = int((~cov & good).sum())
         if extra is not None:
-            fp += sum(x for s, x in zip(sel, extra) if s)
+            fp = _charged(r, fp, sum(x for s, x in zip(sel, extra) if s))
         return _log2_binom(r, fp) + _log2_binom(N - r, fn) + w * sum(t for s, t in zip(sel, theory) if s)
 
     k = len(lst)

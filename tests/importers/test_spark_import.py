@@ -171,9 +171,8 @@ def training(spark):
 KINDS = ["dt_classifier", "rf_classifier", "gbt_classifier", "dt_regressor", "rf_regressor", "gbt_regressor"]
 
 
-@pytest.mark.slow  # ~25 s and a JVM: the fast lane's one Spark test is test_sql_spark's test_spark_zoo
-@pytest.mark.parametrize("kind", [k if k == "dt_classifier" else pytest.param(k, marks=pytest.mark.slow)
-                                  for k in KINDS])
+@pytest.mark.slow  # every kind (~25 s and a JVM): the fast lane's one Spark test is test_sql_spark's test_spark_zoo
+@pytest.mark.parametrize("kind", KINDS)
 def test_pipeline_model_matches_spark(spark, training, tmp_path, kind):
     rows, df = training
     fitted = _pipeline(kind).fit(df)

@@ -102,3 +102,43 @@ def test_the_cli_passes_candidates_through(tmp_path: Path, capsys):
     assert (tmp_path / "tree.rules").read_text() == (tmp_path / "None.rules").read_text()
     code, err = _cli(base + ["--candidates", "bag", "-o", tmp_path / "x.rules"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "bag" in err, err
+
+
+def test_only_the_default_path_charges_the_training_rows(monkeypatch):
+    """--prune pessimistic / reduced-error with training rows choose as before (7b measured the
+    default path only)."""
+    _, train, held = _data()
+    seen = []
+    original = prune_module.organize
+
+    def spy(*args, grown_from=None, **kw):
+        seen.append(grown_from)
+        return original(*args, grown_from=grown_from, **kw)
+
+    monkeypatch.setattr(prune_module, "organize", spy)
+    model = CARTClassifier(random_state=0).fit(*train).model_
+    for kw in ({"prune": "pessimistic"}, {"prune": "reduced-error"},
+               {"prune": "reduced-error", "tree_prune": True}):
+        seen.clear()
+        to_rules(model, prune_data=held, train_data=train, **kw)
+        assert seen and all(g is None for g in seen), (kw, seen)
+
+
+def test_the_steps_say_what_left_the_choice_and_why_pool_did_nothing():
+    import copy
+
+    from rulekit.rules.steps import Steps
+
+    _, train, held = _data()
+    model = CARTClassifier(random_state=0).fit(*train).model_
+    steps = Steps()  # without tree pruning most leaves meet no pruning row
+    to_rules(model, prune="pessimistic", prune_data=held, train_data=train, steps=steps)
+    said = [t for _, t in steps.notes if "no pruning row meets" in t]
+    dropped = re.match(r"(\d+) of (\d+) rules left out", said[0]) if said else None
+    assert dropped and 0 < int(dropped[1]) < int(dropped[2]), steps.lines()
+    imported = copy.copy(model)
+    imported.source = {}  # as an imported tree: no learner to regrow it with
+    steps = Steps()
+    to_rules(imported, prune="pessimistic", prune_data=held, tree_prune=True, cf=0.5, train_data=train,
+             candidates="pool", steps=steps)
+    assert any("tree's rules alone" in t and "not grown" in t for _, t in steps.notes), steps.lines()

@@ -56,11 +56,23 @@ def test_class_cost_adds_the_excess_to_the_false_positives():
     got = _class_cost([m], theory, good, 0.5, [0.8])
     assert got == pytest.approx(_lg2_binom(4, 1.8) + 2.0 + 3.0, abs=1e-9)
     assert 2 ** (got - 5.0) == pytest.approx(5.9057, abs=1e-3)
-    # more false positives than covered rows: 0 bits, as C(4, 4) = 1
-    assert _class_cost([m], theory, good, 0.5, [7.0]) == pytest.approx(0.0 + 2.0 + 3.0, abs=1e-12)
+    # the charge stops at half the covered rows, where the bits are largest: C(4, 2)
+    top = math.log2(math.comb(4, 2)) + 2.0 + 3.0
+    assert _class_cost([m], theory, good, 0.5, [7.0]) == pytest.approx(top, abs=1e-12)
+    assert _class_cost([m], theory, good, 0.5, [1.5]) == pytest.approx(top, abs=1e-12)
     # extras are per rule: they add up
     assert _class_cost([m, m], [6.0, 6.0], good, 0.5, [0.5, 0.5]) == pytest.approx(
         math.log2(math.comb(4, 2)) + 2.0 + 6.0, abs=1e-12)
+
+
+def test_class_cost_never_falls_as_the_charge_grows():
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n = int(rng.integers(2, 40))
+        good = rng.random(n) < 0.5
+        m = rng.random(n) < 0.6
+        costs = [_class_cost([m], [5.0], good, 0.5, [x]) for x in np.linspace(0.0, n, 41)]
+        assert all(b >= a - 1e-12 for a, b in zip(costs, costs[1:])), costs
 
 
 HEAD = """rulebase t
