@@ -65,9 +65,13 @@ class Studio:
                 return self.proc.stderr.read()
             try:
                 urllib.request.urlopen(self.url, timeout=2).read()
-                return None
             except OSError:
                 time.sleep(0.2)
+                continue
+            # the page answered: ours, unless another server holds the port and ours is exiting
+            time.sleep(0.3)
+            if self.proc.poll() is None:
+                return None
         self.stop()
         raise RuntimeError("studio did not start")
 
