@@ -14,12 +14,14 @@
                    the default) when it is shorter to describe. Conclusions get the class
                    frequencies of the rows each rule decides. Given the rows the tree was grown on
                    (``grown_from``), the MDL choice counts each rule's errors there pessimistically.
+                   Then each class's rules first get joined candidates (:mod:`rulekit.rules.join`:
+                   a nominal test widened by another rule's or a supported cell's values).
 
 A rule's conditions are the bounds of its box: ``20 < x <= 40`` is two conditions that prune
 separately, ``(x <= 5 or x is missing)`` one. Rules whose condition is not a single conjunction are
 kept as they are.
 
-Why one module of ~640 lines: the three passes and the MDL choice share the row context (``_Ctx``, the
+Why one module of ~660 lines: the three passes and the MDL choice share the row context (``_Ctx``, the
 condition units and their truth rows); split by job, ``organize``/MDL would import those helpers
 from here while this module re-exports ``organize`` (an import cycle), and four mutation-test
 files (tests/rules/test_prune_mutants*.py) reach the private functions here by name. A split
@@ -35,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from rulekit.errors import RulekitError
-from rulekit.rules import engine
+from rulekit.rules import engine, join
 from rulekit.rules.base import Conclusion, Rule, RuleBase
 from rulekit.rules.outcomes import class_index
 from rulekit.rules.boxes import (HIGH, LOW, UNSEEN, Box, LiteralSchema, NomSet, NumSet, TooComplex, box_condition,
@@ -352,6 +354,8 @@ def _organize(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, theory_wei
     if mdl:
         stats = _feature_stats(ctx)
         for c, lst in by_class.items():
+            if grown is not None:  # the default path's choice (measured there only, session 8)
+                lst = lst + _joined(ctx, lst, ctx.yc == c, ~grown)
             lst = _mdl_subset(lst, ctx.yc == c, stats, theory_weight, grown)
             by_class[c] = _mdl_refine(ctx, lst, ctx.yc == c, stats, theory_weight, grown)
     # classes with the fewest false positives first
@@ -369,6 +373,18 @@ def _organize(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, theory_wei
         ordered, default = _shortest_list(ctx, by_class, order, ordered, default, stats, theory_weight,
                                           min_rules)
     return _rebuild(rb, ctx, [(cd[0], cd[1]) for cd in ordered], default)
+
+
+def _joined(ctx: _Ctx, lst: list, good: np.ndarray, pruning: np.ndarray) -> list:
+    """One class's joined candidates (:mod:`rulekit.rules.join`) as candidates of this module."""
+    def member(box: Box) -> np.ndarray:
+        rows = [ctx.ev.member(k, c) for k, c in box.items.items()]
+        return np.logical_and.reduce(rows) if rows else np.ones(ctx.ev.n, bool)
+
+    out = []
+    for i, box, m, _, _ in join.joins([cd[3] for cd in lst], [cd[2] for cd in lst], good, pruning, ucf, member):
+        out.append((_with_box(ctx, lst[i][0], box), lst[i][1], m, box))
+    return out
 
 
 def _shortest_list(ctx: _Ctx, by_class: dict, order: list, ordered: list, default: int, stats: dict,
