@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from importlib import resources
 
 import numpy as np
@@ -71,3 +72,22 @@ def dnf_concept(seed: int, *, n: int, noise: float, n_terms: int | None = None):
     frame = pd.DataFrame({k: np.array([f"v{x}" for x in v], dtype=object) for k, v in X.items()})
     concept = {frozenset((f"a{a}", f"v{v}") for a, v in t) for t in terms}
     return frame, np.where(y, "pos", "neg"), concept
+
+
+# a small all-nominal rule base header and the full grid of its feature values, for hand-made
+# rule bases in the MDL, join and organize tests
+NOMINAL_HEAD = """rulebase t
+target y: classes {0, 1}
+feature a: nominal {p, q, r, s}
+feature b: nominal {u, v}
+feature z: nominal {k, l, m}
+semantics first-hit
+default 0
+
+"""
+
+
+def nominal_grid(repeat: int = 1) -> pd.DataFrame:
+    """Every (a, b, z) of NOMINAL_HEAD's domains, ``repeat`` times."""
+    rows = list(itertools.product("pqrs", "uv", "klm")) * repeat
+    return pd.DataFrame(rows, columns=["a", "b", "z"], dtype=object)

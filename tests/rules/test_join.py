@@ -5,10 +5,8 @@ never above the worse of the two boxes it joins."""
 
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
-import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,21 +15,7 @@ from rulekit.rules import join
 from rulekit.rules.boxes import Box, NomSet
 from rulekit.rules.prune import organize, ucf
 from tests.marks import lane_examples
-
-HEAD = """rulebase t
-target y: classes {0, 1}
-feature a: nominal {p, q, r, s}
-feature b: nominal {u, v}
-feature z: nominal {k, l, m}
-semantics first-hit
-default 0
-
-"""
-
-
-def _grid(repeat: int) -> pd.DataFrame:
-    rows = list(itertools.product("pqrs", "uv", "klm")) * repeat
-    return pd.DataFrame(rows, columns=["a", "b", "z"], dtype=object)
+from tests.rules.helpers import NOMINAL_HEAD, nominal_grid
 
 
 def _predict(rb, X) -> np.ndarray:
@@ -40,9 +24,9 @@ def _predict(rb, X) -> np.ndarray:
 
 def test_two_rules_that_differ_in_one_nominal_test_join():
     """`a in {p, q} and b = u` and `a = s and b = u` (the concept `a != r and b = u`): one rule."""
-    X = _grid(8)
+    X = nominal_grid(8)
     y = ((X.a != "r") & (X.b == "u")).astype(int).to_numpy()
-    rb = rulekit.dsl.loads(HEAD + "r1: if a in {p, q} and b = u then 1\nr2: if a = s and b = u then 1\n")
+    rb = rulekit.dsl.loads(NOMINAL_HEAD + "r1: if a in {p, q} and b = u then 1\nr2: if a = s and b = u then 1\n")
     out = organize(rb, X, y, mdl=True, grown_from=len(y))
     assert len(out.rules) == 1, rulekit.dsl.dumps(out)
     assert np.array_equal(_predict(out, X), y)
@@ -51,9 +35,9 @@ def test_two_rules_that_differ_in_one_nominal_test_join():
 def test_a_rule_joins_the_cell_no_candidate_holds():
     """dnf6's shape: the tree's only rule says `a in {p, q}`, the concept `a != r`: the cell `a = s`
     (every row of class 1) is joined, so its rows are predicted 1."""
-    X = _grid(8)
+    X = nominal_grid(8)
     y = ((X.a != "r") & (X.b == "u")).astype(int).to_numpy()
-    rb = rulekit.dsl.loads(HEAD + "r1: if a in {p, q} and b = u then 1\n")
+    rb = rulekit.dsl.loads(NOMINAL_HEAD + "r1: if a in {p, q} and b = u then 1\n")
     out = organize(rb, X, y, mdl=True, grown_from=len(y))
     assert np.array_equal(_predict(out, X), y), rulekit.dsl.dumps(out)
 
@@ -61,11 +45,11 @@ def test_a_rule_joins_the_cell_no_candidate_holds():
 def test_no_join_when_the_cell_is_not_the_class():
     """The cell `a = s and b = u` is class 0 on 3 of its 4 rows per repeat: no joined rule, the
     rule stays `a in {p, q}` and the cell's rows are predicted 0."""
-    X = _grid(8)
+    X = nominal_grid(8)
     y = (X.a.isin(["p", "q"]) & (X.b == "u")).astype(int).to_numpy().copy()
     cell = np.flatnonzero(((X.a == "s") & (X.b == "u")).to_numpy())
     y[cell[::4]] = 1  # a quarter of the cell is class 1: its pessimistic error rate is far above 0.3
-    rb = rulekit.dsl.loads(HEAD + "r1: if a in {p, q} and b = u then 1\n")
+    rb = rulekit.dsl.loads(NOMINAL_HEAD + "r1: if a in {p, q} and b = u then 1\n")
     out = organize(rb, X, y, mdl=True, grown_from=len(y))
     assert not _predict(out, X)[cell].any(), rulekit.dsl.dumps(out)
     ctx_boxes = [Box({("a",): NomSet(frozenset({0, 1}), 4), ("b",): NomSet(frozenset({0}), 2)})]

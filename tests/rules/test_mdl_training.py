@@ -16,6 +16,7 @@ import rulekit
 from rulekit.errors import RulekitError
 from rulekit.rules.prune import (GROWN_CF, _class_cost, _context, _feature_stats, _grown_extra, _mdl_refine,
                                  _mdl_subset, _single_box, organize)
+from tests.rules.helpers import NOMINAL_HEAD
 
 
 def _lg2_binom(n: float, k: float) -> float:
@@ -75,17 +76,6 @@ def test_class_cost_never_falls_as_the_charge_grows():
         assert all(b >= a - 1e-12 for a, b in zip(costs, costs[1:])), costs
 
 
-HEAD = """rulebase t
-target y: classes {0, 1}
-feature a: nominal {p, q, r, s}
-feature b: nominal {u, v}
-feature z: nominal {k, l, m}
-semantics first-hit
-default 0
-
-"""
-
-
 def _rows() -> tuple[pd.DataFrame, np.ndarray, int]:
     """24 held-out rows then 24 grown rows, each the grid of a, b, z once: class 1 where a = p, plus
     every fifth row elsewhere (noise) and the cell (q, u, k) in both halves (one row each)."""
@@ -102,7 +92,7 @@ def test_a_rule_the_grown_rows_alone_support_is_left_out():
     they are, they pay for its conditions; with the grown row's error counted pessimistically
     (0.95 of an error at cf 0.05) they do not, and the concept's rule stays alone."""
     X, y, held = _rows()
-    rb = rulekit.dsl.loads(HEAD + "r1: if a = p then 1\nr2: if a = q and b = u and z = k then 1\n")
+    rb = rulekit.dsl.loads(NOMINAL_HEAD + "r1: if a = p then 1\nr2: if a = q and b = u and z = k then 1\n")
     plain = organize(rb, X, y, mdl=True)
     assert len(plain.rules) == 2, rulekit.dsl.dumps(plain)  # (the refinement widens r2 to b = u and z = k)
     for no_grown in (None, len(y)):  # no grown rows: the plain choice
@@ -117,7 +107,7 @@ def test_the_subset_and_the_refinement_each_charge_the_grown_rows():
     """Both MDL steps, each on its own: given both rules, the subset choice and the refinement drop
     the small one with the grown rows charged and keep it without."""
     X, y, held = _rows()
-    rb = rulekit.dsl.loads(HEAD + "r1: if a = p then 1\nr2: if a = q and b = u and z = k then 1\n")
+    rb = rulekit.dsl.loads(NOMINAL_HEAD + "r1: if a = p then 1\nr2: if a = q and b = u and z = k then 1\n")
     ctx = _context(rb, X, y)
     stats = _feature_stats(ctx)
     lst = [(r, 1, ctx.ev.true(r.condition), _single_box(ctx, r)) for r in rb.rules]
@@ -131,7 +121,7 @@ def test_the_subset_and_the_refinement_each_charge_the_grown_rows():
 
 def test_grown_from_outside_the_rows_is_refused():
     X, y, _ = _rows()
-    rb = rulekit.dsl.loads(HEAD + "r1: if a = p then 1\n")
+    rb = rulekit.dsl.loads(NOMINAL_HEAD + "r1: if a = p then 1\n")
     for bad in (-1, len(y) + 1):
         with pytest.raises(RulekitError, match="grown_from"):
             organize(rb, X, y, mdl=True, grown_from=bad)

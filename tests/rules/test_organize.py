@@ -4,37 +4,21 @@ it; a class cheaper to describe as the rest becomes the default instead of getti
 
 from __future__ import annotations
 
-import itertools
 import zlib
 
 import numpy as np
-import pandas as pd
 
 import rulekit
 from rulekit.rules.prune import organize
-
-HEAD = """rulebase t
-target y: classes {0, 1}
-feature a: nominal {p, q, r, s}
-feature b: nominal {u, v}
-feature z: nominal {k, l, m}
-semantics first-hit
-default 0
-
-"""
-
-
-def _grid(repeat: int) -> pd.DataFrame:
-    rows = list(itertools.product("pqrs", "uv", "klm")) * repeat
-    return pd.DataFrame(rows, columns=["a", "b", "z"], dtype=object)
+from tests.rules.helpers import NOMINAL_HEAD, nominal_grid
 
 
 def _rules(text: str):
-    return rulekit.dsl.loads(HEAD + text)
+    return rulekit.dsl.loads(NOMINAL_HEAD + text)
 
 
 def test_a_too_general_rule_does_not_remove_the_rules_it_subsumes():
-    X = _grid(10)
+    X = nominal_grid(10)
     y = (((X.a == "p") & (X.b == "u")) | ((X.a == "q") & (X.b == "v"))).astype(int).to_numpy()
     rb = _rules("r1: if a in {p, q} then 1\nr2: if a = p and b = u then 1\nr3: if a = q and b = v then 1\n")
     for mdl in (True, False):
@@ -43,7 +27,7 @@ def test_a_too_general_rule_does_not_remove_the_rules_it_subsumes():
 
 
 def test_a_generalised_rule_takes_the_rules_it_subsumes_with_it():
-    X = _grid(6)
+    X = nominal_grid(6)
     y = (X.a == "p").astype(int).to_numpy().copy()
     # one cell of the concept, (p, v, k), has a noisy majority: the fragments leave it out
     cell = np.flatnonzero(((X.a == "p") & (X.b == "v") & (X.z == "k")).to_numpy())
@@ -77,7 +61,7 @@ def test_the_class_left_over_is_the_default(tmp_path, run):
 def test_a_set_test_naming_all_values_but_one_prints_the_positive_form():
     from rulekit.rules.prune import drop_unseen_missing
 
-    X = _grid(3)
+    X = nominal_grid(3)
     y = ((X.a == "p") | (X.a == "q")).astype(int).to_numpy()
     rb = _rules("r1: if a not in {q, r, s} then 1\nr2: if a not in {p, r, s} and b != u then 1\n"
                 "r3: if a != s then 1\n")
