@@ -25,7 +25,8 @@ import rulekit
 from rulekit.ir.model import Feature, Model
 from rulekit.ir.tree import TreeBuilder
 from rulekit.exporters.sql import to_sql
-from tests.exporters.test_sql_engines import KEY, _drop, compare, load, query, table_columns, table_rows
+from tests.exporters.test_sql_engines import (  # noqa: F401 (fixtures)
+    KEY, _drop, compare, duck_conn, load, query, sqlite_conn, table_columns, table_rows)
 
 INF = math.inf
 NAN = math.nan
@@ -106,23 +107,6 @@ def engine(request):
     name = request.param
     fixture = {"sqlite": "sqlite_conn", "duckdb": "duck_conn", "postgres": "pg_conn", "mysql": "mysql_conn"}[name]
     return name, request.getfixturevalue(fixture)
-
-
-@pytest.fixture(scope="module")
-def sqlite_conn():
-    import sqlite3
-
-    conn = sqlite3.connect(":memory:")
-    yield conn
-    conn.close()
-
-
-@pytest.fixture(scope="module")
-def duck_conn():
-    duckdb = pytest.importorskip("duckdb")
-    conn = duckdb.connect()
-    yield conn
-    conn.close()
 
 
 def _rows_for(eng: str, data: pd.DataFrame = DATA) -> pd.DataFrame:
