@@ -632,22 +632,13 @@ def _mdl_subset(lst: list, good: np.ndarray, stats: dict, w: float, grown: np.nd
     the rows that grew the rules, their errors counted pessimistically)."""
     if len(lst) <= 1:
         return lst
-    N = good.size
     theory = [_theory_bits(cd[3], stats) for cd in lst]
     matches = [cd[2] for cd in lst]
     extra = [_grown_extra(m, good, grown) for m in matches] if grown is not None else None
 
     def cost(sel: tuple[bool, ...]) -> float:
-        cov = np.zeros(N, bool)
-        for s, m in zip(sel, matches):
-            if s:
-                cov |= m
-        r = int(cov.sum())
-        fp = int((cov & ~good).sum())
-        fn = int((~cov & good).sum())
-        if extra is not None:
-            fp = _charged(r, fp, sum(x for s, x in zip(sel, extra) if s))
-        return _log2_binom(r, fp) + _log2_binom(N - r, fn) + w * sum(t for s, t in zip(sel, theory) if s)
+        return _class_cost([m for s, m in zip(sel, matches) if s], [t for s, t in zip(sel, theory) if s], good, w,
+                           None if extra is None else [x for s, x in zip(sel, extra) if s])
 
     k = len(lst)
     if k <= 10:
