@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from rulekit.ir.data import is_missing_value
 from rulekit.ir.model import Model
 from rulekit.rules import engine
 from rulekit.rules.base import RuleBase
@@ -73,14 +74,10 @@ def training_frame(model: Model, X: Any):
     for j, f in enumerate(model.features):
         values = list(X[:, j]) if isinstance(X, np.ndarray) else list(X[f.name])
         if f.kind == "nominal":
-            cols[f.name] = pd.Series([None if _missing(v) else str(v) for v in values], dtype=object)
+            cols[f.name] = pd.Series([None if is_missing_value(v) else str(v) for v in values], dtype=object)
         else:
-            cols[f.name] = np.array([np.nan if _missing(v) else float(v) for v in values], np.float64)
+            cols[f.name] = np.array([np.nan if is_missing_value(v) else float(v) for v in values], np.float64)
     return pd.DataFrame(cols)
-
-
-def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, str) and v == "") or (isinstance(v, float) and v != v)
 
 
 def supported(rb: RuleBase, held_out: list[tuple[np.ndarray, np.ndarray]], share: np.ndarray,

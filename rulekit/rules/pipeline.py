@@ -16,6 +16,7 @@ import numpy as np
 from rulekit.errors import RulekitError
 from rulekit.ir.model import Model
 from rulekit.rules import engine
+from rulekit.rules import prune as _prune
 from rulekit.rules.base import RuleBase
 from rulekit.rules.boxes import LiteralSchema
 from rulekit.rules.candidates import KINDS as CANDIDATE_KINDS
@@ -116,8 +117,6 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
     if prune:
         if X is None:
             raise RulekitError(f"{prune} pruning needs data (prune_data / --prune-data)")
-        from rulekit.rules import prune as _prune  # noqa: PLC0415
-
         if steps is not None:
             steps.rules("rules from the tree", rb, X, y)
         if prune == "pessimistic":
@@ -189,7 +188,6 @@ def pooled_candidates(grown: Model, rb: RuleBase, X: Any, y: np.ndarray, train: 
     of the training rows, each tree pruned and its rules generalised on the pruning rows ``(X, y)``
     as the model's tree was, kept when the rows that did not grow them support them
     (:func:`rulekit.rules.candidates.supported`); and the line that says what was added."""
-    from rulekit.rules import prune as _prune  # noqa: PLC0415 - as in to_rules: loaded when pruning
     from rulekit.rules.simplify import simplify as _simplify  # noqa: PLC0415
     from rulekit.rules.tree_prune import reduced_error as _tree_rep  # noqa: PLC0415
 
