@@ -148,12 +148,12 @@ def test_byte_mutations_load_or_fail_in_one_line(n_cases, seed):
         data = bytearray(bases[case % 2])
         for _ in range(rng.integers(1, 4)):
             data[rng.integers(len(data))] = rng.integers(256)
-        start = time.process_time()
+        start = time.thread_time()  # not process_time: threads other tests left in this worker count there (CI: 2.1 s on a 3 ms case)
         try:
             model = from_onnx(bytes(data))
             model.predict(np.zeros((2, model.n_features)))
             loaded += 1
         except RulekitError as err:
             assert "\n" not in str(err)
-        assert time.process_time() - start < 2.0, f"case {case} took too long"
+        assert time.thread_time() - start < 2.0, f"case {case} took too long"
     assert 0 < loaded < n_cases

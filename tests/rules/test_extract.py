@@ -103,9 +103,9 @@ def test_nominal_without_other_branch_sends_unseen_values_the_missing_way():
 @pytest.mark.slow
 def test_deep_chain_simplified_in_linear_time():
     model = zoo.chain_model(20_000)
-    t = time.process_time()  # CPU (~1.3 s): a loaded machine stretches wall time, not this
+    t = time.thread_time()  # CPU (~1.3 s): a loaded machine stretches wall time, not this
     rb = rulekit.to_rules(model)
-    assert time.process_time() - t < 30
+    assert time.thread_time() - t < 30
     assert len(rb.rules) == 20_001
     assert max(count_literals(r.condition) for r in rb.rules) <= 2
     xs = np.concatenate([np.arange(-1, 20_002, 0.5), [np.nan]]).reshape(-1, 1)
