@@ -366,8 +366,12 @@ def _scores(rb: RuleBase, M: np.ndarray, *, need_vec: bool = True) -> tuple[np.n
         if rb.task == "regression":
             w = match * out.weight[:R]
             tot = w.sum(axis=1)
+            num = np.zeros(n)
+            for i in range(R):  # in rule order, matching rows only: the Python export's sum, bit for bit
+                m = match[:, i]
+                num[m] += out.weight[i] * out.vec[i, 0]
             with np.errstate(invalid="ignore", divide="ignore"):
-                val = (w @ out.vec[:R, 0]) / tot
+                val = num / tot
             val = np.where(none, out.vec[R, 0], val)
             return val[:, None], None, out
         K = len(out.classes)

@@ -350,3 +350,24 @@ def test_diagrams_of_a_large_ensemble_are_built_once(monkeypatch):
     first = engine.predict(rb, M)
     assert engine.predict(rb, M).tolist() == first.tolist() == [100.0, 50.0, 0.0, 0.0]
     assert len(calls) == 100
+
+
+def test_vote_regression_sums_in_rule_order_as_the_python_export():
+    """Vote regression's weighted mean: the engine adds weight * value rule by rule over the matching
+    rows (not a BLAS product, whose order differs by CPU), so it equals the Python export bit for bit,
+    also where the order of the additions changes the float result."""
+    from rulekit import runtimes
+    from rulekit.table import from_data
+
+    vals = [1e16, 1.0, -1e16, 3.0, 0.1, 0.2, 0.3, -0.7]
+    rules = [Rule(id=f"r{i}", condition=Compare(feature="x", op="<=", value=float(i)),
+                  conclusion=Conclusion(value=v), weight=1.0 + i / 7) for i, v in enumerate(vals)]
+    rb = RuleBase(task="regression", features=(Feature(name="x"),), semantics="vote", rules=tuple(rules),
+                  default=Conclusion(value=0.0))
+    frame = pd.DataFrame({"x": [-1.0, 0.5, 1.5, 2.0, 3.5, 6.5, 9.0, np.nan]})
+    got = engine.predict(rb, frame)
+    try:
+        want = runtimes.runner("python")(rb, from_data(frame, rb.features)).prediction
+    except runtimes.Unavailable as why:
+        pytest.skip(str(why))
+    assert [float(v) for v in got] == [float(v) for v in want]
