@@ -108,6 +108,23 @@ def _check(file: str, strict: bool, quiet: bool) -> int:
         sys.exit(1)
 
 
+# the optional packages behind rulekit's extras (pyproject.toml), by the name they are imported as
+OPTIONAL_EXTRA = {"sklearn": "sklearn", "pandas": "sklearn", "scipy": "sklearn", "xgboost": "xgboost",
+                  "lightgbm": "lightgbm", "onnxruntime": "onnxruntime", "duckdb": "duckdb",
+                  "psycopg": "postgres", "pymysql": "mysql", "pyspark": "spark", "pygls": "lsp",
+                  "lxml": "pmml", "catboost": "catboost", "pyarrow": "spark-import", "nicegui": "studio"}
+
+
+def _missing_extra(err: BaseException) -> str | None:
+    """The line for a command that needs an optional package that is not installed (a core install
+    has numpy, networkx, pydantic, lark, onnx, sqlglot, typer and rich only), else None."""
+    top = (getattr(err, "name", None) or "").split(".")[0] if isinstance(err, ModuleNotFoundError) else ""
+    extra = OPTIONAL_EXTRA.get(top)
+    if extra is None:
+        return None
+    return f"this needs the optional package {top!r}, not installed here: pip install 'rulekit[{extra}]' (or '[all]')"
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning rulekit errors into one line on stderr and exit 2."""
     try:
@@ -140,6 +157,10 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(130)
         if os.environ.get("RULEKIT_DEBUG"):
             raise
+        missing = _missing_extra(err)
+        if missing is not None:
+            print(f"rulekit: {missing}", file=sys.stderr)
+            sys.exit(2)
         print(f"rulekit: internal error: {type(err).__name__}: {one_line(str(err))} "
               f"(set RULEKIT_DEBUG=1 for a traceback)", file=sys.stderr)
         sys.exit(2)
