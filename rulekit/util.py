@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 
 
 @contextmanager
@@ -26,3 +27,12 @@ def gc_paused() -> Iterator[None]:
 def count(n: int, word: str, plural: str | None = None) -> str:
     """``n`` and ``word`` in the right number for messages: '1 rule', '2 rules', '12,000 rows'."""
     return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+
+
+def round_significant(x: Decimal, digits: int, rounding) -> Decimal:
+    """``x`` to ``digits`` significant digits with a :mod:`decimal` rounding mode (0 stays 0): the
+    step the readable thresholds and the scorecard's cuts take towards their shortest decimal."""
+    if x == 0:
+        return x
+    exp = x.adjusted() - digits + 1
+    return x.quantize(Decimal(1).scaleb(exp), rounding=rounding)

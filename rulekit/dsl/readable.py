@@ -30,6 +30,7 @@ from rulekit.semantics import intervals
 from rulekit.rules.conditions import And, Compare, Not, Or
 from rulekit.rules.rewrite import rewrite
 from rulekit.dsl.stat_words import READABLE_KEYS
+from rulekit.util import round_significant
 
 if TYPE_CHECKING:
     from rulekit.rules.base import RuleBase
@@ -73,7 +74,7 @@ def short_threshold(op: str, t: float, precision: str) -> float:
         exact = Decimal(t)
         for digits in range(1, significant_digits(t)):
             for rounding in (ROUND_HALF_EVEN, ROUND_FLOOR, ROUND_CEILING):
-                s = float(_round_sig(exact, digits, rounding))
+                s = float(round_significant(exact, digits, rounding))
                 if math.isfinite(s) and _canon(op, s, precision) == want:
                     return s
     except (ValueError, OverflowError, ArithmeticError):
@@ -92,13 +93,6 @@ def _canon(op: str, t: float, precision: str):
     if op in ("=", "!="):
         return intervals.canonical(">=", t, precision), intervals.canonical("<=", t, precision)
     return intervals.canonical(op, t, precision)
-
-
-def _round_sig(x: Decimal, digits: int, rounding) -> Decimal:
-    if x == 0:
-        return x
-    exp = x.adjusted() - digits + 1
-    return x.quantize(Decimal(1).scaleb(exp), rounding=rounding)
 
 
 _KIND = {"<=": "le", ">": "le", "<": "lt", ">=": "lt", "=": "eq", "!=": "eq"}  # same canonical boundary
@@ -189,7 +183,7 @@ def _short_many(keys: list, precision: str) -> dict:
 
 def _rounded(x: Decimal, digits: int, rounding) -> float | None:
     try:
-        return float(_round_sig(x, digits, rounding))
+        return float(round_significant(x, digits, rounding))
     except (ValueError, OverflowError, ArithmeticError):
         return None
 

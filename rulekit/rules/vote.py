@@ -44,8 +44,8 @@ def vote_weights(rb: RuleBase, X: Any, y: Any, *, resolve_ties: bool = True) -> 
     for i, s in enumerate(rule_stats(rb, X, y)):
         c = int(oc.cls[i])
         p = float(prior[c]) if c >= 0 else 1.0 / K
-        m_est.append(_round((s["n"] - s["e"] + K * p) / (s["n"] + K)))
-        conf.append(_round((s["n"] - s["e"]) / s["n"] if s["n"] else 0.0))
+        m_est.append(round_weight((s["n"] - s["e"] + K * p) / (s["n"] + K)))
+        conf.append(round_weight((s["n"] - s["e"]) / s["n"] if s["n"] else 0.0))
     # confidence stays where it labels more of the rows right (evidence weights can outvote a small
     # accurate rule by a big noisy one: learned_c45_fractional, 255 vs 251 of 259 rows)
     candidates = [_with_weights(rb, w) for w in (m_est, conf)]
@@ -75,7 +75,8 @@ def _with_weights(rb: RuleBase, weights: list[float]) -> RuleBase:
     return rb.model_copy(update={"rules": rules})
 
 
-def _round(w: float) -> float:
+def round_weight(w: float) -> float:
+    """A positive weight to :data:`DIGITS` significant digits, for reading (others unchanged)."""
     return float(f"{w:.{DIGITS}g}") if w > 0 else w
 
 
