@@ -19,6 +19,7 @@ import numpy as np
 from rulekit import progress
 from rulekit.errors import DataError, RulekitError
 from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
+from rulekit.ir.data import is_missing_value
 from rulekit.ir import modelfile_training as training
 from rulekit.table import CsvColumns, read_csv
 from rulekit.util import count
@@ -50,15 +51,11 @@ def _read_table(path: Path, na_values: str | None = None) -> dict[str, list[Any]
             raise RulekitError(f"{path}: reading Parquet needs pyarrow ({err})") from None
         except Exception as err:  # noqa: BLE001 - any reader failure is the user's file
             raise RulekitError(f"{path}: cannot read Parquet ({err})") from None
-        return {str(c): [None if _missing(v) else v for v in frame[c].tolist()] for c in frame.columns}
+        return {str(c): [None if is_missing_value(v) else v for v in frame[c].tolist()] for c in frame.columns}
     cols = read_csv(path, na_values)
     out = CsvColumns((name, [v if v != "" else None for v in values]) for name, values in cols.items())
     out.path, out.header, out.lines = cols.path, cols.header, cols.lines
     return out
-
-
-def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and v == "")
 
 
 def _numeric(values: list[Any]) -> bool:

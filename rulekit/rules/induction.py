@@ -23,72 +23,19 @@ import math
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 
 from rulekit.errors import RulekitError
-from rulekit.ir.model import Feature
 from rulekit.rules import engine
 from rulekit.rules.base import And, Compare, Conclusion, Rule, RuleBase
 from rulekit.rules.boxes import no_gc
+from rulekit.rules.estimator import RuleBaseClassifier
 from rulekit.rules.simplify import simplify
 from rulekit.rules.stats import class_codes
 
 _EPS = 1e-12
 
 
-def infer_features(X: Any, nominal: Any = "auto") -> list[Feature]:
-    """Feature kinds from the data: pandas category/object/string/bool columns (or those named in
-    ``nominal``) are nominal with their sorted distinct values (category order) as domain."""
-    names, cols = _columns(X)
-    out = []
-    for name, col in zip(names, cols):
-        is_nom = (name in nominal) if not isinstance(nominal, str) else _looks_nominal(col)
-        if not is_nom:
-            out.append(Feature(name=name))
-            continue
-        dtype = getattr(col, "dtype", None)
-        if dtype is not None and str(dtype) == "category":
-            domain = tuple(v.item() if isinstance(v, np.generic) else v for v in col.cat.categories)
-        else:
-            vals = {v.item() if isinstance(v, np.generic) else v for v in np.asarray(col, dtype=object).tolist()
-                    if not _missing(v)}
-            try:
-                domain = tuple(sorted(vals))
-            except TypeError:
-                domain = tuple(sorted(vals, key=str))
-            if any(isinstance(v, bool) for v in domain):
-                domain = tuple(str(v) for v in domain)
-        out.append(Feature(name=name, kind="nominal", domain=domain))
-    return out
-
-
-def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v))
-
-
-def _columns(X: Any) -> tuple[list[str], list[Any]]:
-    if hasattr(X, "columns") and not isinstance(X, np.ndarray):
-        return [str(c) for c in X.columns], [X[c] for c in X.columns]
-    arr = np.asarray(X)
-    if arr.ndim != 2:
-        raise RulekitError(f"X must be 2-dimensional, got shape {arr.shape}")
-    return [f"x{j}" for j in range(arr.shape[1])], [arr[:, j] for j in range(arr.shape[1])]
-
-
-def _looks_nominal(col: Any) -> bool:
-    dtype = getattr(col, "dtype", None)
-    if dtype is not None:
-        kind = getattr(dtype, "kind", "O")
-        if str(dtype) == "category" or kind in "OUSb":
-            if kind == "O":
-                return any(not _missing(v) and not isinstance(v, (int, float)) or isinstance(v, bool)
-                           for v in np.asarray(col, dtype=object).tolist())
-            return True
-        return False
-    return False
-
-
-class RuleInducer(ClassifierMixin, BaseEstimator):
+class RuleInducer(RuleBaseClassifier):
     """A sequential-covering rule learner (IREP* growth and pruning, MDL clean-up).
 
     ``positive``      learn this class's rules first (binary: only its rules, the other class is the
@@ -115,31 +62,14 @@ class RuleInducer(ClassifierMixin, BaseEstimator):
 
     # --- fit --------------------------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> RuleInducer:
-        feats = infer_features(X, self.nominal_features)
-        y_arr = np.asarray(y, dtype=object)
-        labels = [v.item() if isinstance(v, np.generic) else v for v in y_arr.tolist()]
-        if any(_missing(v) for v in labels):
-            raise RulekitError("y has missing labels")
-        classes = sorted(set(labels), key=lambda v: (str(type(v)), v))
-        if len(classes) < 2:
-            raise RulekitError("rule induction needs at least two classes")
+        feats, labels, classes = self._read(X, y, "rule induction")
         shell = RuleBase(name="induced", task="classification", target=str(getattr(y, "name", None) or "target"),
                          classes=tuple(classes), features=tuple(feats), precision="float64")
         M = engine.matrix(shell, X)
         yc = class_codes(labels, classes)
         with no_gc():
             rb = _induce(shell, M, yc, self)
-        self.rule_base_ = rb
-        self.classes_ = np.asarray(classes, dtype=object if len({type(c) for c in classes}) > 1 else None)
-        self.n_features_in_ = len(feats)
-        self.feature_names_in_ = np.asarray([f.name for f in feats], dtype=object)
-        return self
-
-    def predict(self, X: Any) -> np.ndarray:
-        return self.rule_base_.predict(X)
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        return self.rule_base_.predict_proba(X)
+        return self._fitted(rb, classes, feats)
 
 
 # --- the algorithm ----------------------------------------------------------------------------------------

@@ -18,11 +18,15 @@ from rulekit.ir.model import Model
 from rulekit.rules import engine
 from rulekit.rules import prune as _prune
 from rulekit.rules.base import RuleBase
-from rulekit.rules.boxes import LiteralSchema
+from rulekit.rules.boxes import LiteralSchema, TooComplex, condition_boxes
 from rulekit.rules.candidates import KINDS as CANDIDATE_KINDS
 from rulekit.rules.candidates import bootstrap_models, codes, pool, regrowable, supported
+from rulekit.rules.dnf import dnf as _dnf
 from rulekit.rules.extract import extract
+from rulekit.rules.simplify import simplify as _simplify
+from rulekit.rules.stats import annotate
 from rulekit.rules.steps import Steps
+from rulekit.rules.tree_prune import reduced_error as _tree_rep
 from rulekit.rules.vote import vote_weights
 
 
@@ -84,7 +88,6 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
     grown = model
     X = y = None
     if prune_data is not None and tree_prune and isinstance(model, Model) and _prunable(model):
-        from rulekit.rules.tree_prune import reduced_error as _tree_rep  # noqa: PLC0415
 
         X, y = split_data(prune_data, model)
         if steps is not None:
@@ -104,7 +107,6 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
             rb = rb.model_copy(update={"comments": rb.comments + (
                 "paths simplified: the raw paths of this tree are too long to list",)})
     if simplify:
-        from rulekit.rules.simplify import simplify as _simplify  # noqa: PLC0415
 
         rb = _simplify(rb)
     if prune_data is not None and X is None:
@@ -163,7 +165,6 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
             steps.rules("classes ordered, default chosen" + (", MDL subset per class" if mdl else "")
                         + (" (on the training and pruning rows)" if train_data is not None else ""), rb, X, y)
     if dnf or (positive is not None and not prune):
-        from rulekit.rules.dnf import dnf as _dnf  # noqa: PLC0415
 
         rb = _dnf(rb, X, y, mdl=bool(mdl and not prune), positive=positive, merge=dnf)
         if steps is not None and X is not None:
@@ -176,7 +177,6 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
         # overlap after pruning or merging must not tie; extracted paths are disjoint, cannot tie
         rb = vote_weights(rb, X, y, resolve_ties=reshaping)
     if stats and X is not None:
-        from rulekit.rules.stats import annotate  # noqa: PLC0415
 
         rb = annotate(rb, X, y)
     return rb
@@ -188,8 +188,6 @@ def pooled_candidates(grown: Model, rb: RuleBase, X: Any, y: np.ndarray, train: 
     of the training rows, each tree pruned and its rules generalised on the pruning rows ``(X, y)``
     as the model's tree was, kept when the rows that did not grow them support them
     (:func:`rulekit.rules.candidates.supported`); and the line that says what was added."""
-    from rulekit.rules.simplify import simplify as _simplify  # noqa: PLC0415
-    from rulekit.rules.tree_prune import reduced_error as _tree_rep  # noqa: PLC0415
 
     Xt, yt = train
     yc_t, yc_p = codes(rb, yt), codes(rb, y)
@@ -258,7 +256,6 @@ def drop_catch_all(rb: RuleBase) -> RuleBase:
     could never fire): no ``if true`` rule in front of an unreachable default."""
     if rb.semantics != "first-hit" or rb.combiner is not None:
         return rb
-    from rulekit.rules.boxes import LiteralSchema, TooComplex, condition_boxes  # noqa: PLC0415
 
     schema = LiteralSchema(rb)
     for i, r in enumerate(rb.rules):

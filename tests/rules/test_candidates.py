@@ -29,6 +29,7 @@ from rulekit.rules.candidates import pool, regrowable, supported
 from rulekit.rules.prune import ucf
 from rulekit.table import read_csv
 from rulekit.testing import concepts as C
+from tests.rules.helpers import fit_default
 
 HEAD = """rulebase rules
 target y: classes {0, 1}
@@ -141,18 +142,9 @@ def _rules_cmd(tmp_path: Path, out: str, **kw) -> str:
     return err.getvalue()
 
 
-def _fit(tmp_path: Path) -> None:
-    from rulekit.commands import fit
-
-    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-        fit.run(data=tmp_path / "train.csv", target="y", algorithm="cart", task=None, criterion=None,
-                max_depth=None, min_samples_leaf=1, prune="none", prune_data=None, ensemble=None,
-                n_trees=100, seed=0, output=tmp_path / "m.json", quiet=True)
-
-
 def test_the_rules_command_pools_when_asked_says_so_and_finds_the_concept(tmp_path):
     concept = _planted(tmp_path)
-    _fit(tmp_path)
+    fit_default(tmp_path)
     said = _rules_cmd(tmp_path, "pool.rules", candidates="pool")
     lines = [ln for ln in said.splitlines() if "candidates:" in ln]
     assert len(lines) == 1 and "bootstrap samples" in lines[0] and "--candidates tree" in lines[0], said
@@ -172,7 +164,7 @@ def test_the_rules_command_pools_when_asked_says_so_and_finds_the_concept(tmp_pa
 
 def test_pool_without_training_rows_is_one_clear_error(tmp_path):
     _planted(tmp_path)
-    _fit(tmp_path)
+    fit_default(tmp_path)
     with pytest.raises(RulekitError, match="--candidates pool regrows"):
         _rules_cmd(tmp_path, "x.rules", candidates="pool", train_data=Path("none"))
     with pytest.raises(RulekitError, match="--candidates must be tree or pool"):

@@ -18,6 +18,7 @@ import rulekit
 from rulekit.errors import RulekitError
 from rulekit.learners import CARTClassifier
 from rulekit.rules import to_rules
+from tests.rules.helpers import fit_default
 
 
 def _rows(n, rng, where=None):
@@ -53,15 +54,13 @@ def test_training_rows_keep_a_condition_the_pruning_rows_cannot_judge():
 
 
 def test_the_rules_command_reads_training_rows_from_csv(tmp_path):
-    from rulekit.commands import fit, rules
+    from rulekit.commands import rules
 
     model, train, prune, test = _case()
     for name, (X, y) in (("train", train), ("prune", prune)):
         X.assign(y=y).to_csv(tmp_path / f"{name}.csv", index=False)
+    fit_default(tmp_path)
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-        fit.run(data=tmp_path / "train.csv", target="y", algorithm="cart", task=None, criterion=None,
-                max_depth=None, min_samples_leaf=1, prune="none", prune_data=None, ensemble=None,
-                n_trees=100, seed=0, output=tmp_path / "m.json", quiet=True)
         for out, td in (("alone.rules", Path("none")), ("both.rules", tmp_path / "train.csv")):
             rules.run(model=tmp_path / "m.json", prune_data=tmp_path / "prune.csv", dnf=True,
                       order="first-hit", output=tmp_path / out, quiet=True, train_data=td)
