@@ -215,7 +215,8 @@ def import_(file: Path = typer.Argument(
 
 
 @app.command()
-def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --induce: a CSV of data)"),
+def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --induce or --scorecard: a "
+                                                   "CSV of data)"),
           prune_data: Optional[Path] = typer.Option(None, "--prune-data",
                                                     help="CSV with the target column: prune, order by class"),
           prune: Optional[str] = typer.Option(
@@ -237,7 +238,13 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
                                          "samples of the training rows (docs/rules.md, session 7)"),
           induce: bool = typer.Option(False, "--induce",
                                       help="learn rules from the data file MODEL directly (needs --target)"),
-          target: Optional[str] = typer.Option(None, "--target", help="with --induce: the class column"),
+          scorecard: bool = typer.Option(False, "--scorecard",
+                                         help="learn a scorecard from the data file MODEL (needs --target): "
+                                              "one-test rules whose weights add up per class"),
+          terms: Optional[int] = typer.Option(None, "--terms", help="with --scorecard: at most this many "
+                                              "rules (default 12)"),
+          target: Optional[str] = typer.Option(None, "--target",
+                                               help="with --induce or --scorecard: the class column"),
           dnf: bool = typer.Option(False, "--dnf", help="merge into one rule per class"),
           order: Order = typer.Option(Order.first_hit, "--order",
                                    help="first-hit: the first rule that fires decides; vote: all that fire"),
@@ -256,7 +263,8 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
                           order=order.value, output=output, prune=prune, na_values=na_values,
                           select=select, induce=induce, target=target, exact=exact, cf=cf,
                           min_rules=min_rules, train_data=train_data,
-                          candidates=candidates.value if candidates else None))
+                          candidates=candidates.value if candidates else None,
+                          scorecard=scorecard, terms=terms))
 
 
 @app.command()

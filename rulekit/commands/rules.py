@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import shlex
 import sys
 from pathlib import Path
 
@@ -29,7 +31,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         prune: str | None = None, quiet: bool = False, na_values: str | None = None,
         select: str = "mdl", induce: bool = False, target: str | None = None, exact: bool = False,
         cf: float | None = None, min_rules: int = 0, train_data: Path | None = None,
-        candidates: str | None = None) -> int:
+        candidates: str | None = None, scorecard: bool = False, terms: int | None = None) -> int:
     """Without ``--prune-data`` the rules predict exactly what the model predicts; with it, rules are
     pruned and ordered by class with a default. By default (no ``prune``) a single tree is first
     pruned by reduced error on that data, then each path rule is generalised by C4.5rules'
@@ -48,7 +50,9 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     ``candidates``: ``tree`` (the default): the model's own rules; ``pool`` (needs training rows)
     also offers the choice the rules of trees regrown on bootstrap samples of them that their
     out-of-bag and pruning rows support. Not the default: on fresh splits it did worse
-    (docs/rules.md, session 7)."""
+    (docs/rules.md, session 7). ``scorecard``: MODEL is a data file and a scorecard is learned from
+    it (:mod:`rulekit.rules.scorecard`: at most ``terms`` one-test rules, 12 by default, whose weights
+    add up per class; ``weighted-sum`` semantics)."""
     from rulekit import dsl
     from rulekit.rules import to_rules
     from rulekit.rules.boxes import count_literals, forget_boxes, no_gc
@@ -71,12 +75,22 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         raise RulekitError(f"{what} applies to pruning a tree's rules: it needs --prune-data (not --induce)")
     if cf is not None and prune == "reduced-error":
         raise RulekitError("--cf is the pessimistic generalisation's confidence; --prune reduced-error has none")
+    if terms is not None and not scorecard:
+        raise RulekitError("--terms sizes a scorecard: it needs --scorecard")
+    if scorecard:
+        if induce:
+            raise RulekitError("--scorecard and --induce are two ways to learn from data: choose one")
+        if train_data is not None or candidates is not None or cf is not None or min_rules:
+            raise RulekitError("--scorecard learns from DATA alone: drop --train-data, --candidates, "
+                               "--cf and --min-rules")
+        return _scorecard(data=model, target=target, output=output, quiet=quiet, dnf=dnf, order=order,
+                          na_values=na_values, prune_data=prune_data, exact=exact, terms=terms)
     if induce:
         return _induce(data=model, target=target, output=output, quiet=quiet, dnf=dnf, order=order,
                        na_values=na_values,
                        select=select, prune_data=prune_data, exact=exact)
     if target is not None:
-        raise RulekitError("--target names the class column of DATA with --induce; a model knows its target")
+        raise RulekitError("--target names the class column of DATA with --induce or --scorecard; a model knows its target")
     check_output_path(output)
     check_distinct(output, model=model, prune_data=prune_data, train_data=train_data)
     obj = load_source(model)
@@ -130,6 +144,10 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
             print(f"rulekit: {line}", file=sys.stderr)
     if data is not None:
         _warn_collapse(rb, steps, len(next(iter(data.values()))), select, prune, cf_used)
+        if not quiet and train is not None:
+            note = _scorecard_note(rb, train, data, train_data, train_na)
+            if note:
+                print(f"rulekit: note: {note}", file=sys.stderr)
         first = steps.items[0] if steps.items else None
         if not quiet and prune is None and first is not None and first.rules > 1 and first.accuracy == 1.0:
             print("rulekit: note: the tree fits the pruning data perfectly (its training data?): rules are "
@@ -139,6 +157,99 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         n_lit = sum(count_literals(r.condition) for r in rb.rules)
         report_written(output, f"{count(len(rb.rules), 'rule')}, {count(n_lit, 'condition')}")
     return 0
+
+
+# rows x features x (classes - 1)^2 past which the default path does not also learn a scorecard to
+# compare with (a binary card on 40,000 rows x 50 features takes a few seconds)
+NOTE_CELLS = 2_000_000
+
+
+def _scorecard_note(rb, train, data, train_path: Path, na_values: str | None = None) -> str | None:
+    """When a scorecard learned on the training rows labels clearly more pruning rows right than the
+    rules do (a one-sided sign test at about 5% on the rows where exactly one of them is right), the
+    line that says so and how to get it; else None. Real data often needs the additive form, planted
+    rule concepts the list (docs/rules.md, session 9)."""
+    import numpy as np
+
+    from rulekit.rules import scorecard
+    from rulekit.rules.engine import matrix
+    from rulekit.rules.pipeline import split_data
+    from rulekit.rules.stats import class_codes
+
+    if rb.task != "classification":
+        return None
+    Xt, yt = split_data(train, rb)
+    if not _affordable(len(yt), len(rb.features), len(rb.classes or ())):
+        return None
+    Xp, yp = split_data(data, rb)
+    classes = list(rb.classes)
+    yc = class_codes(yt, classes)
+    if (yc < 0).any() or np.unique(yc).size < 2:
+        return None
+    card = scorecard.learn(scorecard.shell_of(rb), matrix(rb, Xt), yc)
+    want = class_codes(yp, classes)
+    ours = class_codes(np.asarray(rb.predict(Xp), dtype=object), classes) == want
+    theirs = class_codes(np.asarray(card.predict(Xp), dtype=object), classes) == want
+    if not _clearly_better(theirs, ours):
+        return None
+    return (f"a scorecard ({len(card.rules)} one-test rules whose weights add up per class) labels "
+            f"{theirs.mean():.3f} of the pruning rows right, these rules {ours.mean():.3f}: "
+            f"rulekit rules {shlex.quote(str(train_path))} --target {shlex.quote(rb.target)}{_na_flag(na_values)} "
+            "--scorecard -o FILE")
+
+
+def _affordable(rows: int, features: int, classes: int) -> bool:
+    """A form note may learn on these rows: 2 to the scorecard's most classes, and rows x features x
+    (classes - 1)^2 within :data:`NOTE_CELLS`."""
+    from rulekit.rules.scorecard import MAX_CLASSES
+
+    return 2 <= classes <= MAX_CLASSES and rows * max(1, features) * (classes - 1) ** 2 <= NOTE_CELLS
+
+
+def _clearly_better(theirs, ours) -> bool:
+    """Per-row correctness ``theirs`` beats ``ours`` by a one-sided sign test at about 5% on the rows
+    where exactly one of them is right (and by at least 2 rows)."""
+    gain, loss = int((theirs & ~ours).sum()), int((ours & ~theirs).sum())
+    return gain - loss >= max(2.0, 1.645 * math.sqrt(gain + loss))
+
+
+def _na_flag(na_values: str | None) -> str:
+    return f" --na-values {shlex.quote(na_values)}" if na_values is not None else ""
+
+
+def _rule_list_note(X, y, terms: int, data: Path, target: str, na_values: str | None) -> str | None:
+    """The scorecard path's converse of :func:`_scorecard_note`: when rules induced from DATA label
+    clearly more held-out rows right than scorecards (5 folds, the same sign test), the line that
+    says so and how to get them; else None. A sum of one-test rules cannot express classes that
+    depend on combinations of tests (docs/rules.md, session 9)."""
+    import numpy as np
+
+    from rulekit.rules import scorecard
+    from rulekit.rules.estimator import sorted_classes
+    from rulekit.rules.induction import RuleInducer
+    from rulekit.rules.stats import class_codes
+
+    classes = sorted_classes(y.tolist())
+    if not _affordable(len(y), X.shape[1], len(classes)):
+        return None
+    yc = class_codes(list(y), classes)
+    part = scorecard.fold_of(yc, 5)
+    ours, theirs = np.zeros(len(yc), bool), np.zeros(len(yc), bool)
+    for f in range(5):
+        tr, va = part != f, part == f
+        if not va.any() or np.unique(yc[tr]).size < 2:
+            return None
+        Xt, yt, Xv = X.iloc[np.flatnonzero(tr)], y.iloc[np.flatnonzero(tr)], X.iloc[np.flatnonzero(va)]
+        card = scorecard.ScorecardLearner(max_terms=terms).fit(Xt, yt)
+        rules = RuleInducer(random_state=0).fit(Xt, yt)
+        ours[va] = class_codes(np.asarray(card.predict(Xv), dtype=object), classes) == yc[va]
+        theirs[va] = class_codes(np.asarray(rules.predict(Xv), dtype=object), classes) == yc[va]
+    if not _clearly_better(theirs, ours):
+        return None
+    return (f"rules induced from the same rows label {theirs.mean():.3f} of held-out rows right (5 folds), "
+            f"scorecards {ours.mean():.3f}: the classes seem to depend on combinations of tests, which a sum "
+            f"of one-test rules cannot express; rulekit rules {shlex.quote(str(data))} --target "
+            f"{shlex.quote(target)}{_na_flag(na_values)} --induce -o FILE learns them")
 
 
 def _recorded_training(obj: Model, model: Path, output,
@@ -198,10 +309,8 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
             na_values: str | None = None,
             select: str, prune_data: Path | None, exact: bool = False) -> int:
     """``rules DATA --target y --induce``: sequential covering on DATA (RuleInducer)."""
-    from rulekit import dsl
     from rulekit.commands.fit import _split
     from rulekit.rules import to_rules
-    from rulekit.rules.boxes import count_literals
     from rulekit.rules.induction import RuleInducer
 
     if target is None:
@@ -217,15 +326,63 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
             rb = to_rules(rb, dnf=True)
         if order == "vote":
             rb = rb.model_copy(update={"semantics": "vote"})
+    label = rb.default.label if rb.default is not None else None
+    return _write_learned(rb, output, exact, quiet, f"no rule beat predicting {label!r} for every case; "
+                                                    "try --select none or more data")
+
+
+def _scorecard(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: bool, order: str,
+               na_values: str | None, prune_data: Path | None, exact: bool, terms: int | None) -> int:
+    """``rules DATA --target y --scorecard``: an additive rule base of one-test rules (ScorecardLearner)."""
+    from rulekit.commands.fit import _split
+    from rulekit.rules.scorecard import MAX_TERMS, ScorecardLearner
+
+    if target is None:
+        raise RulekitError("--scorecard learns from a data file: name its class column with --target")
+    if prune_data is not None:
+        raise RulekitError("--scorecard learns from DATA alone: drop --prune-data (put its rows in DATA)")
+    if dnf or order != "first-hit":
+        raise RulekitError("a scorecard adds up the weights of every rule that holds: drop --dnf and --order")
+    if terms is not None and terms < 1:
+        raise RulekitError(f"--terms must be at least 1 (got {terms})")
+    check_output_path(output)
+    check_distinct(output, data=data)
+    X, y, task = _split(data, target, None, quiet, na_values=na_values)
+    if task != "classification":
+        raise RulekitError(f"{data}: a scorecard learns classes, and {target!r} holds numbers "
+                           f"({len(set(y.tolist()))} distinct values): 'rulekit fit' learns a regression tree")
+    with progress.phase(f"learning a scorecard from {data}"):
+        learner = ScorecardLearner(max_terms=terms if terms is not None else MAX_TERMS).fit(X, y)
+        rb = learner.rule_base_
+    label = rb.default.label if rb.default is not None else None
+    acc = sum(a == b for a, b in zip(learner.predict(X).tolist(), list(y))) / len(y)
+    if not quiet:
+        note = _rule_list_note(X, y, learner.max_terms, data, target, na_values)
+        if note:
+            print(f"rulekit: note: {note}", file=sys.stderr)
+    return _write_learned(rb, output, exact, quiet,
+                          f"no test separates the classes on the {len(y)} rows: every case is {label!r}; "
+                          "try more data",
+                          f"scorecard: {count(len(rb.rules), 'rule')}, one test each (at most "
+                          f"{learner.max_terms}), training accuracy {acc:.4f}")
+
+
+def _write_learned(rb, output: Path, exact: bool, quiet: bool, empty: str, said: str | None = None) -> int:
+    """Write a rule base learned from data (--induce, --scorecard): the warning ``empty`` when it has
+    no rule (also under -q), then unless ``quiet`` the line ``said`` and what was written."""
+    from rulekit import dsl
+    from rulekit.rules.boxes import count_literals
+
     with progress.phase(f"writing {output} ({describe(rb)})"):
         write_atomic(output, dsl.dumps(rb, exact=exact))
     if not rb.rules:
-        label = rb.default.label if rb.default is not None else None
-        print(f"rulekit: warning: no rule beat predicting {label!r} for every case; "
-              f"try --select none or more data", file=sys.stderr)
-    if not quiet and not is_stdout(output):
-        n_lit = sum(count_literals(r.condition) for r in rb.rules)
-        report_written(output, f"{count(len(rb.rules), 'rule')}, {count(n_lit, 'condition')}")
+        print(f"rulekit: warning: {empty}", file=sys.stderr)
+    if not quiet:
+        if said is not None:
+            print(f"rulekit: {said}", file=sys.stderr)
+        if not is_stdout(output):
+            n_lit = sum(count_literals(r.condition) for r in rb.rules)
+            report_written(output, f"{count(len(rb.rules), 'rule')}, {count(n_lit, 'condition')}")
     return 0
 
 

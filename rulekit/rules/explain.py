@@ -16,7 +16,7 @@ from rulekit.rules import text
 from rulekit.rules.boxes import LiteralSchema, conjuncts, no_gc
 from rulekit.rules.engine import (CHUNK_CELLS, Evaluator, compiled_conditions, conjuncts_true, groups,
                                   matrix, predict_matrix)
-from rulekit.rules.outcomes import rule_name
+from rulekit.rules.outcomes import outcomes, rule_name
 from rulekit.semantics.values import same_or_text
 
 if TYPE_CHECKING:
@@ -163,6 +163,10 @@ def _row_text(rb: RuleBase, fired: Any, matched: tuple, near: tuple, pred: Any, 
     else:
         if not matched:
             head = f"default -> {text.conclusion(rb.default)} (no rule matched)"
+        elif rb.semantics == "weighted-sum" and rb.task == "classification":
+            head = _points_text(rb, matched, pred)
+        elif rb.semantics == "vote" and rb.task == "classification" and rb.combiner is None:
+            head = _votes_text(rb, matched, pred)
         else:
             head = f"{rb.semantics} of " + ", ".join(
                 f"{rule_name(rb, i)} ({text.conclusion(rb.rules[i].conclusion)})" for i in matched)
@@ -172,6 +176,42 @@ def _row_text(rb: RuleBase, fired: Any, matched: tuple, near: tuple, pred: Any, 
             f"{rule_name(rb, m.rule)} -> {text.conclusion(rb.rules[m.rule].conclusion)} fails "
             + " and ".join(text.condition(c) for c in m.failing) for m in near)
     return head
+
+
+def _points_text(rb: RuleBase, matched: tuple, pred: Any) -> str:
+    """A weighted-sum classification row (a scorecard) as each class's points, most first: what the
+    default starts it with and what each matching rule adds (``benign 7.45 = s3 1.644 + s6 1.473``)."""
+    oc = outcomes(rb)
+    R = len(rb.rules)
+    per_class = [(k, float(oc.vec[R, k]) if rb.default is not None else 0.0,
+                  [(i, float(oc.weight[i] * oc.vec[i, k])) for i in matched]) for k in range(len(oc.classes))]
+    return _tally_text(rb, "points", per_class, pred)
+
+
+def _votes_text(rb: RuleBase, matched: tuple, pred: Any) -> str:
+    """A vote classification row as each voted class's tally, most first, and the rules that cast it
+    (``yes 1.7 = r1 0.9 + r3 0.8; no 0.6 = r2 0.6 -> yes``)."""
+    oc = outcomes(rb)
+    per_class = [(k, 0.0, [(i, float(oc.weight[i])) for i in matched if oc.cls[i] == k])
+                 for k in range(len(oc.classes))]
+    return _tally_text(rb, "votes", [c for c in per_class if c[2]], pred)
+
+
+def _tally_text(rb: RuleBase, word: str, per_class: list, pred: Any) -> str:
+    """``word: <class> <total> = start <s> + <rule> <amount> ...; ... -> <label>``, classes by total
+    (most first), each total added as the engine adds it: the start, then the rules in their order;
+    ``per_class``: (class index, start, [(rule index, amount)])."""
+    classes = outcomes(rb).classes
+    rows = []
+    for k, start, amounts in per_class:
+        total = start
+        for _, amount in amounts:
+            total += amount
+        shown = ([f"start {start:.4g}"] if start else []) + [f"{rule_name(rb, i)} {a:.4g}" for i, a in amounts if a != 0]
+        rows.append((-total, k, f"{text.label(classes[k])} {total:.4g}" + (" = " + " + ".join(shown) if shown else "")))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    win = pred.item() if isinstance(pred, np.generic) else pred
+    return f"{word}: " + "; ".join(r[2] for r in rows) + f" -> {text.label(win)}"
 
 
 __all__ = ["Explanation", "NearMiss", "explain"]

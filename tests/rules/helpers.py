@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import itertools
+from contextlib import redirect_stderr, redirect_stdout
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -91,3 +94,14 @@ def nominal_grid(repeat: int = 1) -> pd.DataFrame:
     """Every (a, b, z) of NOMINAL_HEAD's domains, ``repeat`` times."""
     rows = list(itertools.product("pqrs", "uv", "klm")) * repeat
     return pd.DataFrame(rows, columns=["a", "b", "z"], dtype=object)
+
+
+def fit_default(tmp_path: Path) -> None:
+    """``rulekit fit train.csv --target y -o m.json`` in ``tmp_path`` with the CLI's defaults, quietly
+    (the default path's first step)."""
+    from rulekit.commands import fit
+
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        fit.run(data=tmp_path / "train.csv", target="y", algorithm="cart", task=None, criterion=None,
+                max_depth=None, min_samples_leaf=1, prune="none", prune_data=None, ensemble=None,
+                n_trees=100, seed=0, output=tmp_path / "m.json", quiet=True)

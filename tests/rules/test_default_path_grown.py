@@ -23,6 +23,7 @@ from rulekit.learners import CARTClassifier
 from rulekit.rules import prune as prune_module
 from rulekit.rules import to_rules
 from rulekit.testing import concepts as C
+from tests.rules.helpers import fit_default
 
 SEED = 22
 
@@ -62,15 +63,13 @@ def test_to_rules_marks_where_the_training_rows_start(monkeypatch):
 
 
 def test_the_default_cli_path_finds_the_concept(tmp_path: Path):
-    from rulekit.commands import fit, rules
+    from rulekit.commands import rules
 
     concept, train, held = _data()
     for name, (X, y) in (("train", train), ("prune", held)):
         X.assign(y=y).to_csv(tmp_path / f"{name}.csv", index=False)
+    fit_default(tmp_path)
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-        fit.run(data=tmp_path / "train.csv", target="y", algorithm="cart", task=None, criterion=None,
-                max_depth=None, min_samples_leaf=1, prune="none", prune_data=None, ensemble=None,
-                n_trees=100, seed=0, output=tmp_path / "m.json", quiet=True)
         rules.run(model=tmp_path / "m.json", prune_data=tmp_path / "prune.csv", dnf=True,
                   order="first-hit", output=tmp_path / "r.rules")
     rb = rulekit.load(tmp_path / "r.rules")

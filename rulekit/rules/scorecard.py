@@ -1,0 +1,451 @@
+"""Scorecards: an additive rule base of one-test rules learned from data (``weighted-sum`` semantics).
+
+A scorecard is a default (points per class to start from) and a few rules of one test each
+(``x <= t``, ``x > t``, ``a = v``); every rule that holds adds its weight to its class, and the
+class with the most points wins. It is what a credit scorecard or a clinical risk score is, and the
+additive form the best rule ensembles reach (RuleFit), with a fixed small number of tests to read.
+
+Learning (forward selection with a full refit, "totally corrective" boosting of one-test rules):
+each round scores every candidate test by how well its indicator, centred, lines up with the
+current residuals ``y - p`` of the logistic (softmax for more than two classes) model, adds the best
+test not yet chosen, and refits the weights of all chosen tests and the intercepts by L2-penalised
+maximum likelihood (Newton's method, penalty ``1 / (2 l2)`` on the weights, none on the intercepts).
+It stops at ``max_terms`` tests. Where fewer tests already label every training row right, the
+fewest with which cards grown on four fifths of the rows label the other fifth about as well (each
+fifth in turn; at most 1% of the rows wrong and no more than the full card) are kept: a concept a
+few tests capture gets those few. Thresholds are exact: a chosen cut moves to the best cut between
+its scored neighbours. Candidates: every cut between two neighbouring values of a numeric feature (at most ``max_cuts`` per feature, at row quantiles), ``x > t`` as well where the
+feature has missing values (a missing value makes neither test hold), and ``a = v`` for every value
+of a nominal feature. Scores are computed from cumulative sums over each feature's sorted rows, so a
+round costs O(rows x features x classes).
+
+The weights are turned into rules with positive weights only: a test whose weight vector (one entry
+per class) is shifted so that its smallest entry is 0, which changes no label (the same amount is
+added to every class where the test holds). Weights are rounded to 4 significant digits (as vote weights are) before the
+rule base is built, so the written scorecard is the model that was measured. Probabilities are the
+engine's ``weighted-sum`` ones (each class's points over all points), not the logistic model's.
+Costs and the choices measured against RuleFit, AdaBoost and fixed-size variants: docs/rules.md.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from typing import Any
+
+import numpy as np
+
+from rulekit.errors import RulekitError
+from rulekit.rules import engine
+from rulekit.rules.base import Compare, Conclusion, Rule, RuleBase
+from rulekit.rules.estimator import RuleBaseClassifier
+from rulekit.rules.stats import annotate, class_codes
+from rulekit.rules.vote import round_weight
+from rulekit.util import round_significant
+
+MAX_TERMS = 12  # the default size: docs/rules.md, session 9
+MAX_CLASSES = 50  # the refit's Newton step solves (terms x classes)^2 equations
+NEAR_EXACT = 0.01  # held-out errors (share of rows) a smaller card may make: rows next to a cut
+NEWTON_STEPS = 100  # refit iterations (each halves its step until the objective falls)
+
+
+class ScorecardLearner(RuleBaseClassifier):
+    """Learn a scorecard (module docstring).
+
+    ``max_terms``        most one-test rules (each is one literal).
+    ``max_cuts``         numeric thresholds considered per feature (row quantiles of the cuts).
+    ``l2``               inverse strength of the L2 penalty on the weights (scikit-learn's ``C``).
+    ``min_rows``         a test must hold on, and fail on, at least this many training rows.
+    ``nominal_features`` ``"auto"`` or the names of the columns to treat as nominal.
+    """
+
+    def __init__(self, *, max_terms: int = MAX_TERMS, max_cuts: int = 64, l2: float = 1.0, min_rows: int = 2,
+                 nominal_features: Any = "auto"):
+        self.max_terms = max_terms
+        self.max_cuts = max_cuts
+        self.l2 = l2
+        self.min_rows = min_rows
+        self.nominal_features = nominal_features
+
+    def fit(self, X: Any, y: Any) -> ScorecardLearner:
+        if int(self.max_terms) < 1:
+            raise RulekitError(f"a scorecard needs at least one term (max_terms={self.max_terms})")
+        feats, labels, classes = self._read(X, y, "a scorecard")
+        if len(classes) > MAX_CLASSES:
+            raise RulekitError(f"a scorecard learns at most {MAX_CLASSES} classes (y has {len(classes)} "
+                               "distinct values: numbers to regress on?)")
+        shell = shell_of(RuleBase(task="classification", target=str(getattr(y, "name", None) or "target"),
+                                  classes=tuple(classes), features=tuple(feats)))
+        M = engine.matrix(shell, X)
+        rb = learn(shell, M, class_codes(labels, classes), max_terms=int(self.max_terms),
+                   max_cuts=int(self.max_cuts), l2=float(self.l2), min_rows=int(self.min_rows))
+        return self._fitted(annotate(rb, X, labels), classes, feats)
+
+
+def learn(shell: RuleBase, M: np.ndarray, yc: np.ndarray, *, max_terms: int = MAX_TERMS, max_cuts: int = 64,
+          l2: float = 1.0, min_rows: int = 2) -> RuleBase:
+    """The scorecard of the rows ``M`` (``shell``'s feature matrix) with class codes ``yc`` (every
+    row labelled), as ``shell`` (a ``weighted-sum`` classification base) with rules and default."""
+    cands = Candidates(M, [f.kind == "nominal" for f in shell.features], max_cuts, min_rows)
+    chosen, coef = select(cands, yc, len(shell.classes), max_terms, l2)
+    return to_rule_base(shell, cands, chosen, coef, yc)
+
+
+def shell_of(rb: RuleBase) -> RuleBase:
+    """An empty scorecard over ``rb``'s features, classes and target."""
+    return RuleBase(name="scorecard", task="classification", target=rb.target, classes=rb.classes,
+                    features=rb.features, precision="float64", semantics="weighted-sum")
+
+
+# --- candidate tests ------------------------------------------------------------------------------------
+
+
+class Candidates:
+    """Every candidate test of the data: ``tests[i] = (feature, op, value)`` (value: threshold or
+    nominal code) and what scoring needs per feature (sorted rows, cut positions). Numeric tests are
+    scored at up to ``max_cuts`` cuts per feature (row quantiles); :meth:`refine` then moves a chosen
+    cut to the best of the cuts between its two neighbours, so a threshold is exact, not a quantile.
+    Every test holds, and fails, on at least ``min_rows`` rows."""
+
+    def __init__(self, M: np.ndarray, nominal: list[bool], max_cuts: int, min_rows: int):
+        self.M, self.n = M, M.shape[0]
+        self.nominal, self.max_cuts, self.min_rows = nominal, max_cuts, min_rows
+        self.tests: list[tuple[int, str, float]] = []
+        self.index: dict[tuple, int] = {}  # test -> its index
+        self.where: list[tuple | None] = []  # per test: (block, op, its cut's rank among the block's) or None
+        self.complete = ~np.isnan(M).any(axis=0)  # per feature: no missing value in these rows
+        self.blocks: list[tuple] = []  # per feature: (kind, first test index, data for scoring)
+        for j, nom in enumerate(nominal):
+            col = M[:, j]
+            ok = ~np.isnan(col)
+            if nom:
+                codes = col[ok].astype(np.int64)
+                counts = np.bincount(codes) if codes.size else np.zeros(0, np.int64)
+                vals = [v for v in range(counts.size) if min_rows <= counts[v] <= self.n - min_rows]
+                if vals:
+                    self.blocks.append(("nominal", len(self.tests), (j, np.flatnonzero(ok), codes, np.array(vals))))
+                    for v in vals:
+                        self._add((j, "=", float(v)), None)
+                continue
+            rows = np.flatnonzero(ok)
+            order = rows[np.argsort(col[rows], kind="stable")]
+            v = col[order]
+            fine = np.flatnonzero(v[:-1] < v[1:])  # cut after sorted row p: p + 1 rows at or below
+            fine = fine[np.isfinite(v[fine]) | (v[fine + 1] > -sys.float_info.max)]  # a finite t splits it
+            ops = {"<=": fine[self._supported(fine + 1)]}
+            if rows.size < self.n:  # x > t holds on the rows with a value above t
+                ops[">"] = fine[self._supported(order.size - fine - 1)]
+            coarse = {op: _spread(f, order.size, max_cuts) for op, f in ops.items()}
+            if not any(c.size for c in coarse.values()):
+                continue
+            b = len(self.blocks)
+            self.blocks.append(("numeric", len(self.tests), (j, order, v, ops, coarse)))
+            for op, cuts in coarse.items():
+                for q, p in enumerate(cuts):
+                    self._add((j, op, short_cut(float(v[p]), float(v[p + 1]))), (b, op, q))
+
+    def _supported(self, hold: np.ndarray) -> np.ndarray:
+        return (hold >= self.min_rows) & (self.n - hold >= self.min_rows)
+
+    def _add(self, test: tuple, where: tuple | None) -> int:
+        self.index[test] = len(self.tests)
+        self.tests.append(test)
+        self.where.append(where)
+        return len(self.tests) - 1
+
+    def scores(self, G: np.ndarray) -> np.ndarray:
+        """Per test, ``||b_c' G|| / ||b_c||``: the centred indicator ``b_c`` against the residuals
+        ``G`` (rows x columns), from cumulative sums (tests added by :meth:`refine` score 0)."""
+        out = np.zeros(len(self.tests))
+        total = G.sum(axis=0)
+        for kind, start, data in self.blocks:
+            if kind == "numeric":
+                j, order, v, ops, coarse = data
+                cs = np.cumsum(G[order], axis=0)
+                for op, cuts in coarse.items():
+                    out[start:start + cuts.size] = self._cut_scores(cs, cuts, op, total)
+                    start += cuts.size
+            else:
+                j, rows, codes, vals = data
+                sums = np.zeros((int(codes.max()) + 1 if codes.size else 0, G.shape[1]))
+                np.add.at(sums, codes, G[rows])
+                cnt = np.bincount(codes, minlength=sums.shape[0]).astype(float)
+                out[start:start + vals.size] = _score(sums[vals], cnt[vals], total, float(self.n))
+        return out
+
+    def _cut_scores(self, cs: np.ndarray, cuts: np.ndarray, op: str, total: np.ndarray) -> np.ndarray:
+        """Scores of ``op`` tests at sorted-row cuts ``cuts``, from the block's cumulative sums ``cs``
+        and the residuals' column sums ``total``."""
+        le, n_le = cs[cuts], (cuts + 1).astype(float)
+        if op == "<=":
+            return _score(le, n_le, total, float(self.n))
+        return _score(cs[-1] - le, cs.shape[0] - n_le, total, float(self.n))
+
+    def refine(self, i: int, G: np.ndarray) -> int:
+        """Test ``i`` with its cut moved to the best-scoring cut strictly between its neighbouring
+        scored cuts (an index of :attr:`tests`, added if new); ``i`` itself for other tests."""
+        if self.where[i] is None:
+            return i
+        b, op, q = self.where[i]
+        j, order, v, ops, coarse = self.blocks[b][2]
+        cuts = coarse[op]
+        lo = cuts[q - 1] if q > 0 else -1
+        hi = cuts[q + 1] if q + 1 < cuts.size else order.size
+        near = ops[op][(ops[op] > lo) & (ops[op] < hi)]
+        if near.size <= 1:
+            return i
+        sc = self._cut_scores(np.cumsum(G[order], axis=0), near, op, G.sum(axis=0))
+        best = int(near[int(np.argmax(sc))])
+        if best == cuts[q]:
+            return i
+        test = (j, op, short_cut(float(v[best]), float(v[best + 1])))
+        return self.index[test] if test in self.index else self._add(test, None)
+
+    def indicator(self, i: int) -> np.ndarray:
+        """Where test ``i`` holds on these rows (missing values: never), as 0.0 / 1.0."""
+        return holds(self.tests[i], self.M)
+
+
+def _score(S: np.ndarray, cnt: np.ndarray, total: np.ndarray, n: float) -> np.ndarray:
+    """``||S - (cnt / n) total|| / sqrt(cnt (1 - cnt / n))`` per row of ``S`` (0 where undefined)."""
+    num = np.linalg.norm(S - np.outer(cnt / n, total), axis=1)
+    den = np.sqrt(cnt * (1.0 - cnt / n))
+    return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+
+
+def _spread(cuts: np.ndarray, rows: int, most: int) -> np.ndarray:
+    """At most ``most`` of ``cuts``: those nearest to evenly spaced row counts."""
+    if cuts.size <= most:
+        return cuts
+    want = np.linspace(0, rows, most + 2)[1:-1]
+    return np.unique(cuts[np.clip(np.searchsorted(cuts + 1, want), 0, cuts.size - 1)])
+
+
+def short_cut(lo: float, hi: float) -> float:
+    """The shortest decimal ``t`` with ``lo <= t < hi``: the test ``x <= t`` splits the two values
+    (finite: below ``hi`` by its own magnitude when ``lo`` is minus infinity, 0 for (-inf, inf))."""
+    if math.isinf(lo):
+        if math.isinf(hi):
+            return 0.0
+        lo = max(hi - max(1.0, abs(hi)), -sys.float_info.max)  # hi > -max: Candidates skips that cut
+    for digits in range(1, 18):
+        for rounding in (ROUND_FLOOR, ROUND_CEILING):  # floor: lo itself when its double reads as it
+            t = float(round_significant(Decimal(lo), digits, rounding))
+            if lo <= t < hi:
+                return t
+    return lo
+
+
+# --- selection and refit -----------------------------------------------------------------------------
+
+
+def select(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float) -> tuple[list[int], np.ndarray]:
+    """Forward selection of up to ``max_terms`` tests with a full refit after each (module
+    docstring). Returns the chosen test indices and the coefficients ``(1 + terms) x width``
+    (intercept first; width 1 for two classes: class 1's log-odds, else one column per class).
+    Fewer tests only where fewer fit the training rows and do as well on held-out rows
+    (:func:`held_out_size`)."""
+    chosen, coefs, B = grow(cands, yc, K, max_terms, l2)
+    Y = targets(yc, K)
+    if any(all_right(B[:, :t + 1], Y, coefs[t]) for t in range(1, len(chosen))):
+        # the training rows are all right before the last test: perhaps fewer tests do as well
+        size = held_out_size(cands, yc, K, len(chosen), l2)
+        return chosen[:size], coefs[size]
+    return chosen, coefs[len(chosen)]
+
+
+def grow(cands: Candidates, yc: np.ndarray, K: int, max_terms: int,
+         l2: float) -> tuple[list[int], list[np.ndarray], np.ndarray]:
+    """The chosen tests in order, the coefficients after each step (``coefs[t]``: the first ``t``
+    tests; ``coefs[0]``: the intercepts alone) and the design (the intercept and the chosen tests'
+    indicators, in that order: ``coefs[t]`` goes with its first ``t + 1`` columns)."""
+    width = 1 if K == 2 else K
+    Y = targets(yc, K)
+    B = np.ones((cands.n, 1))
+    coefs = [fit_logistic(B, Y, l2)]
+    chosen: list[int] = []
+    for _ in range(max_terms):
+        G = Y - probabilities(B, coefs[-1])
+        sc = cands.scores(G)
+        sc[chosen] = -1.0
+        best = int(np.argmax(sc)) if sc.size else -1
+        if best < 0 or sc[best] <= 1e-12:
+            break
+        fine = cands.refine(best, G)
+        best = best if fine in chosen else fine
+        B = np.column_stack([B, cands.indicator(best)])
+        coefs.append(fit_logistic(B, Y, l2, start=np.vstack([coefs[-1], np.zeros((1, width))])))
+        chosen.append(best)
+    return chosen, coefs, B
+
+
+def held_out_size(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float,
+                  folds: int = 5) -> int:
+    """The fewest tests with which the scorecards grown on ``folds - 1`` parts of the rows label as
+    many held-out rows right (all folds together) as with ``max_terms``, and all but at most
+    :data:`NEAR_EXACT` of them (else ``max_terms``). Called only where fewer
+    tests already fit the training rows: a concept a few tests capture then gets those few, while
+    tests that still help on held-out rows stay (on noisy data, choosing the size by held-out
+    accuracy everywhere cost 0.7 points on real data, docs/rules.md session 9)."""
+    part = fold_of(yc, folds)
+    wrong = np.zeros(max_terms + 1, np.int64)
+    for f in range(folds):
+        tr, va = part != f, part == f
+        if not va.any() or np.unique(yc[tr]).size < 2:
+            return max_terms
+        sub = Candidates(cands.M[tr], cands.nominal, cands.max_cuts, cands.min_rows)
+        chosen, coefs, _ = grow(sub, yc[tr], K, max_terms, l2)
+        Yv, Bv = targets(yc[va], K), design(sub.tests, chosen, cands.M[va])
+        for t in range(max_terms + 1):
+            k = min(t, len(chosen))
+            wrong[t] += int(not_right(Bv[:, :k + 1], Yv, coefs[k]).sum())
+    ok = np.flatnonzero(wrong[1:] <= min(wrong[max_terms], NEAR_EXACT * yc.size))
+    return int(ok[0]) + 1 if ok.size else max_terms
+
+
+def fold_of(yc: np.ndarray, folds: int) -> np.ndarray:
+    """A fold number per row, each class dealt round-robin over the folds in a fixed shuffled order."""
+    rng = np.random.default_rng(0)
+    out = np.empty(yc.size, np.int64)
+    for c in np.unique(yc):
+        rows = rng.permutation(np.flatnonzero(yc == c))
+        out[rows] = np.arange(rows.size) % folds
+    return out
+
+
+def targets(yc: np.ndarray, K: int) -> np.ndarray:
+    """The 0/1 target matrix: class 1's indicator for two classes, else one column per class."""
+    return (yc == 1).astype(float)[:, None] if K == 2 else np.eye(K)[yc]
+
+
+def design(tests: list, chosen: list[int], M: np.ndarray) -> np.ndarray:
+    """The intercept column and the indicator of each chosen test on the rows ``M``."""
+    return np.column_stack([np.ones(M.shape[0])] + [holds(tests[i], M) for i in chosen])
+
+
+def holds(test: tuple, M: np.ndarray) -> np.ndarray:
+    """Where ``test`` holds on the rows ``M`` (missing values: never), as 0.0 / 1.0."""
+    j, op, t = test
+    col = M[:, j]
+    with np.errstate(invalid="ignore"):
+        hit = col <= t if op == "<=" else col > t if op == ">" else col == t
+    return hit.astype(np.float64)
+
+
+def probabilities(B: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    z = B @ coef
+    if coef.shape[1] == 1:
+        return 1.0 / (1.0 + np.exp(-z))
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def deviance(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> float:
+    P = np.clip(probabilities(B, coef), 1e-300, 1.0)
+    if coef.shape[1] == 1:
+        return float(-2.0 * np.sum(Y * np.log(P) + (1 - Y) * np.log(np.clip(1 - P, 1e-300, 1.0))))
+    return float(-2.0 * np.sum(Y * np.log(P)))
+
+
+def not_right(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """Per row: the model's label (score above 0, or the largest; ties to the first class) is not its own."""
+    z = B @ coef
+    if coef.shape[1] == 1:
+        return (z[:, 0] > 0) != (Y[:, 0] > 0.5)
+    return np.argmax(z, axis=1) != np.argmax(Y, axis=1)
+
+
+def all_right(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> bool:
+    return not bool(not_right(B, Y, coef).any())
+
+
+def _objective(B: np.ndarray, Y: np.ndarray, coef: np.ndarray, l2: float) -> float:
+    return 0.5 * deviance(B, Y, coef) + 0.5 * float(np.sum(coef[1:] ** 2)) / l2
+
+
+def fit_logistic(B: np.ndarray, Y: np.ndarray, l2: float, start: np.ndarray | None = None) -> np.ndarray:
+    """L2-penalised logistic (one column of ``Y``) or multinomial (one column per class) regression on
+    the columns of ``B`` (the first is the intercept, not penalised): Newton's method with step halving.
+    The same optimum as scikit-learn's ``LogisticRegression(C=l2)``."""
+    p, width = B.shape[1], Y.shape[1]
+    coef = np.zeros((p, width)) if start is None else start.copy()
+    pen = np.full(p, 1.0 / l2)
+    pen[0] = 1e-10  # the intercepts: free (a whisker keeps the softmax's shared shift unique)
+    obj = _objective(B, Y, coef, l2)
+    for _ in range(NEWTON_STEPS):
+        P = probabilities(B, coef)
+        grad = B.T @ (P - Y) + pen[:, None] * coef
+        if width == 1:
+            w = P[:, 0] * (1 - P[:, 0])
+            H = (B * w[:, None]).T @ B + np.diag(pen)
+        else:
+            H = np.zeros((p * width, p * width))
+            for k in range(width):
+                for m in range(k, width):
+                    w = P[:, k] * ((k == m) - P[:, m])
+                    blk = (B * w[:, None]).T @ B
+                    H[k::width, m::width] = blk
+                    H[m::width, k::width] = blk
+            H += np.diag(np.repeat(pen, width))
+        try:
+            step = np.linalg.solve(H, grad.reshape(-1)).reshape(p, width)
+        except np.linalg.LinAlgError:
+            step = np.linalg.lstsq(H, grad.reshape(-1), rcond=None)[0].reshape(p, width)
+        scale = 1.0
+        for _ in range(40):
+            trial = coef - scale * step
+            t_obj = _objective(B, Y, trial, l2)
+            if t_obj <= obj:
+                break
+            scale *= 0.5
+        else:
+            break
+        coef, done = trial, obj - t_obj <= 1e-12 * max(1.0, abs(obj))
+        obj = t_obj
+        if done or float(np.max(np.abs(scale * step))) < 1e-10:
+            break
+    return coef
+
+
+# --- the rule base ----------------------------------------------------------------------------------
+
+
+def to_rule_base(shell: RuleBase, cands: Candidates, chosen: list[int], coef: np.ndarray,
+                 yc: np.ndarray) -> RuleBase:
+    """The scorecard as a ``weighted-sum`` rule base with positive weights (module docstring). A
+    test ``x <= t`` of a feature with no missing value is written as ``x > t`` (the same model:
+    ``v`` where ``x <= t`` is ``v`` everywhere less ``v`` where ``x > t``) when its class is rarer
+    among the rows it holds on than among the others, so that a rule names the class its rows lean to."""
+    classes = list(shell.classes)
+    full = np.column_stack([np.zeros(coef.shape[0]), coef]) if coef.shape[1] == 1 else coef
+    base = full[0] - full[0].min()
+    terms = []
+    for k, i in enumerate(chosen):
+        v = full[k + 1] - full[k + 1].min()
+        j, op, t = cands.tests[i]
+        top = int(np.argmax(v))
+        if op == "<=" and cands.complete[j]:
+            hit = cands.indicator(i) > 0
+            if np.mean(yc[hit] == top) < np.mean(yc[~hit] == top):
+                base = base + v
+                v, op = v.max() - v, ">"
+        terms.append((j, op, t, v))
+    rules = []
+    for j, op, t, v in terms:
+        v = np.array([round_weight(float(x)) for x in v])
+        if not np.any(v > 0):
+            continue
+        f = shell.features[j]
+        cond = Compare(feature=f.name, op=op, value=f.domain[int(t)] if f.kind == "nominal" else t)
+        top = int(np.argmax(v))
+        if np.count_nonzero(v) == 1:
+            concl, weight = Conclusion(label=classes[top]), float(v[top])
+        else:
+            concl = Conclusion(label=classes[top], distribution=tuple(round_weight(float(x / v.sum())) for x in v))
+            weight = round_weight(float(v.sum()))
+        rules.append(Rule(id=f"s{len(rules) + 1}", condition=cond, conclusion=concl, weight=weight))
+    base = tuple(round_weight(float(x)) for x in base - base.min())
+    default = Conclusion(label=classes[int(np.argmax(base))], distribution=base)
+    return shell.model_copy(update={"rules": tuple(rules), "default": default})
