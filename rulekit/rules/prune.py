@@ -15,13 +15,15 @@
                    frequencies of the rows each rule decides. Given the rows the tree was grown on
                    (``grown_from``), the MDL choice counts each rule's errors there pessimistically.
                    Then each class's rules first get joined candidates (:mod:`rulekit.rules.join`:
-                   a nominal test widened by another rule's or a supported cell's values).
+                   a nominal test widened by another rule's or a supported cell's values), and
+                   the refinement may take a cell of other classes out of a rule
+                   (:mod:`rulekit.rules.exclude`: one nominal value, e.g. ``a1 != v3``).
 
 A rule's conditions are the bounds of its box: ``20 < x <= 40`` is two conditions that prune
 separately, ``(x <= 5 or x is missing)`` one. Rules whose condition is not a single conjunction are
 kept as they are.
 
-Why one module of ~660 lines: the three passes and the MDL choice share the row context (``_Ctx``, the
+Why one module of ~700 lines: the three passes and the MDL choice share the row context (``_Ctx``, the
 condition units and their truth rows); split by job, ``organize``/MDL would import those helpers
 from here while this module re-exports ``organize`` (an import cycle), and four mutation-test
 files (tests/rules/test_prune_mutants*.py) reach the private functions here by name. A split
@@ -37,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from rulekit.errors import RulekitError
-from rulekit.rules import engine, join
+from rulekit.rules import engine, exclude, join
 from rulekit.rules.base import Conclusion, Rule, RuleBase
 from rulekit.rules.outcomes import class_index
 from rulekit.rules.boxes import (HIGH, LOW, UNSEEN, Box, LiteralSchema, NomSet, NumSet, TooComplex, box_condition,
@@ -558,7 +560,9 @@ def _charged(r: int, fp: int, extra: float) -> float:
 def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float,
                 grown: np.ndarray | None = None) -> list:
     """Drop single conditions (or whole rules) while the class's description length shrinks
-    (``grown``: the rows that grew the rules, their errors counted pessimistically)."""
+    (``grown``: the rows that grew the rules, their errors counted pessimistically). With ``grown``
+    (the default path) a rule may also lose one value of a nominal feature whose cell is mostly
+    another class (:mod:`rulekit.rules.exclude`): dropping never takes such a cell out again."""
     lst = list(lst)
     if not lst:
         return lst
@@ -570,6 +574,7 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float,
     alive = [True] * len(lst)
     boxes = [cd[3] for cd in lst]
     extra = [_grown_extra(m, good, grown) if grown is not None else 0.0 for m in matches]
+    changed = [False] * len(lst)
     current = _class_cost([m for m, a in zip(matches, alive) if a], [t for t, a in zip(theory, alive) if a], good, w,
                           [x for x, a in zip(extra, alive) if a])
     while True:
@@ -592,7 +597,7 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float,
                 keep[j][u] = False
                 rows = [t for t, k in zip(truths[j], keep[j]) if k]
                 m = np.logical_and.reduce(rows) if rows else np.ones(good.size, bool)
-                box = box_of(lst[j][3], [uu for uu, k in zip(units[j], keep[j]) if k])
+                box = box_of(boxes[j], [uu for uu, k in zip(units[j], keep[j]) if k])
                 t_new = _theory_bits(box, stats)
                 x_new = _grown_extra(m, good, grown) if grown is not None else 0.0
                 keep[j][u] = True
@@ -605,26 +610,62 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float,
                 c = _class_cost(ms, ts, good, w, xs)
                 if c < best[0]:
                     best = (c, j, (u, m, t_new, box, gone, x_new))
+        if grown is not None and best is not None:
+            best = _best_exclusion(ctx, best, good, stats, w, grown, matches, theory, extra, alive, boxes)
         if best is None or best[0] >= current - 1e-9:
             break
         current, j, change = best
         if change is None:
             alive[j] = False
-        else:
-            u, m, t_new, box, gone, x_new = change
-            keep[j][u] = False
-            matches[j], theory[j], boxes[j], extra[j] = m, t_new, box, x_new
-            for i in gone:
-                alive[i] = False
+            continue
+        u, m, t_new, box, gone, x_new = change
+        matches[j], theory[j], boxes[j], extra[j] = m, t_new, box, x_new
+        units[j] = units_of(box)
+        truths[j] = _truths(ctx, units[j])
+        keep[j] = [True] * len(units[j])
+        changed[j] = True
+        for i in gone:
+            alive[i] = False
     out = []
     for j, cd in enumerate(lst):
         if not alive[j]:
             continue
-        if units[j] is None or all(keep[j]):
+        if not changed[j]:
             out.append(cd)
             continue
         out.append((_with_box(ctx, cd[0], boxes[j]), cd[1], matches[j], boxes[j]))
     return out
+
+
+def _best_exclusion(ctx: _Ctx, best: tuple, good: np.ndarray, stats: dict, w: float, grown: np.ndarray,
+                    matches: list, theory: list, extra: list, alive: list, boxes: list) -> tuple:
+    """``best`` or a cheaper move that takes one value of a nominal feature out of a rule."""
+    nominal = [(k, len(f.domain or ())) for k, f in enumerate(ctx.schema.features) if f.kind == "nominal"]
+
+    def cell(k: Any, v: int) -> np.ndarray:
+        return ctx.ev.member(k, NomSet(frozenset({v}), ctx.schema.size(k), False))
+
+    def rate(rows: np.ndarray) -> float:  # rows of the class among ``rows``, those that grew the rules charged
+        e = int((rows & good).sum())
+        return ucf(e + _grown_extra(rows, ~good, grown), int(rows.sum()))
+
+    for j in range(len(boxes)):
+        if not alive[j] or boxes[j] is None:
+            continue
+        others = np.zeros(good.size, bool)
+        for i in range(len(boxes)):
+            if alive[i] and i != j:
+                others |= matches[i]
+        for box, m in exclude.narrowed(boxes[j], matches[j], ~others, good, nominal, cell, rate):
+            t_new = _theory_bits(box, stats)
+            x_new = _grown_extra(m, good, grown)
+            ms = [m if i == j else mm for i, (mm, a) in enumerate(zip(matches, alive)) if a]
+            ts = [t_new if i == j else tt for i, (tt, a) in enumerate(zip(theory, alive)) if a]
+            xs = [x_new if i == j else xx for i, (xx, a) in enumerate(zip(extra, alive)) if a]
+            c = _class_cost(ms, ts, good, w, xs)
+            if c < best[0]:
+                best = (c, j, (None, m, t_new, box, set(), x_new))
+    return best
 
 
 def _mdl_subset(lst: list, good: np.ndarray, stats: dict, w: float, grown: np.ndarray | None = None) -> list:
