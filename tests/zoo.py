@@ -617,14 +617,15 @@ def _():
 
     nodes = [nd(0, 0.0, 1, 4, feature=1, cats=(0.0, 1.0, 3.0), k=5), nd(1, 0.0, 2, 3, feature=0, cats=(0.5,)),
              nd(2, 10.25), nd(3, -20.5), nd(4, 30.125)]
-    folder = Path(tempfile.mkdtemp(prefix="rulekit_zoo_spark_"))
-    (folder / "metadata").mkdir()
-    (folder / "metadata" / "part-00000").write_text(json.dumps({
-        "class": "org.apache.spark.ml.regression.DecisionTreeRegressionModel", "uid": "dtr_zoo",
-        "sparkVersion": "3.5.0", "paramMap": {}, "defaultParamMap": {}, "numFeatures": 2}) + "\n")
-    (folder / "data").mkdir()
-    pq.write_table(pa.Table.from_pylist(nodes, schema=node), folder / "data" / "part-00000-x.snappy.parquet")
-    model = rulekit.from_spark(str(folder))
+    with tempfile.TemporaryDirectory(prefix="rulekit_zoo_spark_") as tmp:  # read at once, then removed
+        folder = Path(tmp)
+        (folder / "metadata").mkdir()
+        (folder / "metadata" / "part-00000").write_text(json.dumps({
+            "class": "org.apache.spark.ml.regression.DecisionTreeRegressionModel", "uid": "dtr_zoo",
+            "sparkVersion": "3.5.0", "paramMap": {}, "defaultParamMap": {}, "numFeatures": 2}) + "\n")
+        (folder / "data").mkdir()
+        pq.write_table(pa.Table.from_pylist(nodes, schema=node), folder / "data" / "part-00000-x.snappy.parquet")
+        model = rulekit.from_spark(str(folder))
     rng = np.random.default_rng(24)
     base = np.column_stack([rng.normal(0.5, 1, 150).round(2), rng.integers(0, 5, 150).astype(float)])
     base[:10, 1] = [-1.0, 5.0, 7.0, 0.5, 1e300, -0.0, 2.0, 4.0, 3.0, 1.0]
