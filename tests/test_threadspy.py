@@ -28,7 +28,8 @@ def test_after():
 
 def _log(tmp_path: Path, spin: bool) -> str:
     (tmp_path / "test_suite.py").write_text(SUITE)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])), THREADSPY_DIR=str(tmp_path / "logs"), PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])), THREADSPY_DIR=str(tmp_path / "logs"), PYTHONDONTWRITEBYTECODE="1",
+               THREADSPY_LOUD="0.2", THREADSPY_SLEEP="0.2")  # a spinner on a loaded 2-core CI box may get well under a core
     env.pop("SPIN", None)
     if spin:
         env["SPIN"] = "1"
