@@ -6,25 +6,31 @@ class with the most points wins. It is what a credit scorecard or a clinical ris
 additive form the best rule ensembles reach (RuleFit), with a fixed small number of tests to read.
 
 Learning (forward selection with a full refit, "totally corrective" boosting of one-test rules):
-each round scores every candidate test by how well its indicator, centred, lines up with the
-current residuals ``y - p`` of the logistic (softmax for more than two classes) model, adds the best
-test not yet chosen, and refits the weights of all chosen tests and the intercepts by L2-penalised
-maximum likelihood (Newton's method, penalty ``1 / (2 l2)`` on the weights, none on the intercepts).
-It stops at ``max_terms`` tests. Where fewer tests already label every training row right, the
-fewest with which cards grown on four fifths of the rows label the other fifth about as well (each
-fifth in turn; at most 1% of the rows wrong and no more than the full card) are kept: a concept a
-few tests capture gets those few. Thresholds are exact: a chosen cut moves to the best cut between
-its scored neighbours. Candidates: every cut between two neighbouring values of a numeric feature (at most ``max_cuts`` per feature, at row quantiles), ``x > t`` as well where the
-feature has missing values (a missing value makes neither test hold), and ``a = v`` for every value
-of a nominal feature. Scores are computed from cumulative sums over each feature's sorted rows, so a
-round costs O(rows x features x classes).
+each round scores every candidate test by the fall of the penalised loss one Newton step on its
+weight would bring (second-order boosting, as LogitBoost and XGBoost choose): per class column,
+``(b' g)^2 / (b' W b + 1 / l2)`` with ``b`` the test's indicator centred in the weights ``W = p(1-p)``
+and ``g = y - p`` the residuals of the current logistic (softmax for more than two classes)
+model. It adds the best test not yet chosen and refits the weights of all chosen tests and the
+intercepts by L2-penalised maximum likelihood (Newton's method, penalty ``1 / (2 l2)`` on the
+weights, none on the intercepts). It stops at ``max_terms`` tests; then each chosen test in turn is
+exchanged for the best other test against the model without it when the refit's penalised loss falls
+(at most :data:`SWEEPS` passes: the local search FasterRisk runs on its sparse logistic models).
+Where fewer tests already label every training row right, the fewest with which cards grown on four
+fifths of the rows label the other fifth about as well (each fifth in turn; at most 1% of the rows
+wrong and no more than the full card) are kept: a concept a few tests capture gets those few.
+Thresholds are exact: a chosen cut moves to the best cut between its scored neighbours. Candidates:
+every cut between two neighbouring values of a numeric feature (at most ``max_cuts`` per feature, at
+row quantiles), ``x > t`` as well where the feature has missing values (a missing value makes
+neither test hold), and ``a = v`` for every value of a nominal feature. Scores are computed from
+cumulative sums over each feature's sorted rows, so a round costs O(rows x features x classes).
 
 The weights are turned into rules with positive weights only: a test whose weight vector (one entry
 per class) is shifted so that its smallest entry is 0, which changes no label (the same amount is
-added to every class where the test holds). Weights are rounded to 4 significant digits (as vote weights are) before the
-rule base is built, so the written scorecard is the model that was measured. Probabilities are the
-engine's ``weighted-sum`` ones (each class's points over all points), not the logistic model's.
-Costs and the choices measured against RuleFit, AdaBoost and fixed-size variants: docs/rules.md.
+added to every class where the test holds). Weights are rounded to 4 significant digits (as vote
+weights are) before the rule base is built, so the written scorecard is the model that was measured.
+Probabilities are the engine's ``weighted-sum`` ones (each class's points over all points), not the
+logistic model's. Costs and the choices measured against RuleFit, AdaBoost and fixed-size variants:
+docs/rules.md.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ MAX_TERMS = 12  # the default size: docs/rules.md, session 9
 MAX_CLASSES = 50  # the refit's Newton step solves (terms x classes)^2 equations
 NEAR_EXACT = 0.01  # held-out errors (share of rows) a smaller card may make: rows next to a cut
 NEWTON_STEPS = 100  # refit iterations (each halves its step until the objective falls)
+SWEEPS = 1  # exchange passes over the chosen tests (docs/rules.md, session 10)
 
 
 class ScorecardLearner(RuleBaseClassifier):
@@ -154,35 +161,28 @@ class Candidates:
         self.where.append(where)
         return len(self.tests) - 1
 
-    def scores(self, G: np.ndarray) -> np.ndarray:
-        """Per test, ``||b_c' G|| / ||b_c||``: the centred indicator ``b_c`` against the residuals
-        ``G`` (rows x columns), from cumulative sums (tests added by :meth:`refine` score 0)."""
+    def scores(self, G: np.ndarray, W: np.ndarray, lam: float) -> np.ndarray:
+        """Per test, the Newton gain ``sum_c (b_c' G_c)^2 / (b_c' W_c b_c + lam)``: the indicator
+        ``b_c`` centred in class column ``c``'s weights ``W_c`` against the residuals ``G_c`` (rows x
+        columns each), from cumulative sums (tests added by :meth:`refine` score 0)."""
         out = np.zeros(len(self.tests))
-        total = G.sum(axis=0)
+        GW = np.hstack([G, W])
+        total = GW.sum(axis=0)
         for kind, start, data in self.blocks:
             if kind == "numeric":
                 j, order, v, ops, coarse = data
-                cs = np.cumsum(G[order], axis=0)
+                cs = np.cumsum(GW[order], axis=0)
                 for op, cuts in coarse.items():
-                    out[start:start + cuts.size] = self._cut_scores(cs, cuts, op, total)
+                    out[start:start + cuts.size] = _cut_scores(cs, cuts, op, total, lam)
                     start += cuts.size
             else:
                 j, rows, codes, vals = data
-                sums = np.zeros((int(codes.max()) + 1 if codes.size else 0, G.shape[1]))
-                np.add.at(sums, codes, G[rows])
-                cnt = np.bincount(codes, minlength=sums.shape[0]).astype(float)
-                out[start:start + vals.size] = _score(sums[vals], cnt[vals], total, float(self.n))
+                sums = np.zeros((int(codes.max()) + 1 if codes.size else 0, GW.shape[1]))
+                np.add.at(sums, codes, GW[rows])
+                out[start:start + vals.size] = _score(sums[vals], total, lam)
         return out
 
-    def _cut_scores(self, cs: np.ndarray, cuts: np.ndarray, op: str, total: np.ndarray) -> np.ndarray:
-        """Scores of ``op`` tests at sorted-row cuts ``cuts``, from the block's cumulative sums ``cs``
-        and the residuals' column sums ``total``."""
-        le, n_le = cs[cuts], (cuts + 1).astype(float)
-        if op == "<=":
-            return _score(le, n_le, total, float(self.n))
-        return _score(cs[-1] - le, cs.shape[0] - n_le, total, float(self.n))
-
-    def refine(self, i: int, G: np.ndarray) -> int:
+    def refine(self, i: int, G: np.ndarray, W: np.ndarray, lam: float) -> int:
         """Test ``i`` with its cut moved to the best-scoring cut strictly between its neighbouring
         scored cuts (an index of :attr:`tests`, added if new); ``i`` itself for other tests."""
         if self.where[i] is None:
@@ -195,7 +195,8 @@ class Candidates:
         near = ops[op][(ops[op] > lo) & (ops[op] < hi)]
         if near.size <= 1:
             return i
-        sc = self._cut_scores(np.cumsum(G[order], axis=0), near, op, G.sum(axis=0))
+        GW = np.hstack([G, W])
+        sc = _cut_scores(np.cumsum(GW[order], axis=0), near, op, GW.sum(axis=0), lam)
         best = int(near[int(np.argmax(sc))])
         if best == cuts[q]:
             return i
@@ -207,11 +208,22 @@ class Candidates:
         return holds(self.tests[i], self.M)
 
 
-def _score(S: np.ndarray, cnt: np.ndarray, total: np.ndarray, n: float) -> np.ndarray:
-    """``||S - (cnt / n) total|| / sqrt(cnt (1 - cnt / n))`` per row of ``S`` (0 where undefined)."""
-    num = np.linalg.norm(S - np.outer(cnt / n, total), axis=1)
-    den = np.sqrt(cnt * (1.0 - cnt / n))
-    return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+def _cut_scores(cs: np.ndarray, cuts: np.ndarray, op: str, total: np.ndarray, lam: float) -> np.ndarray:
+    """Scores of ``op`` tests at sorted-row cuts ``cuts``, from a block's cumulative sums ``cs`` of
+    the residuals and weights side by side, and their column sums ``total``."""
+    return _score(cs[cuts] if op == "<=" else cs[-1] - cs[cuts], total, lam)
+
+
+def _score(SW: np.ndarray, total: np.ndarray, lam: float) -> np.ndarray:
+    """Per row of ``SW`` (a test's sums of the residuals, then of the weights, where it holds):
+    ``sum_c (S_c - (w_c / W_c) G_c)^2 / (w_c (1 - w_c / W_c) + lam)``, the Newton gain of
+    :meth:`Candidates.scores` (``G_c``, ``W_c``: the column sums ``total``)."""
+    c = SW.shape[1] // 2
+    S, w = SW[:, :c], SW[:, c:]
+    Wt = np.maximum(total[c:], 1e-300)
+    num = S - (w / Wt) * total[:c]
+    den = np.maximum(w * (1.0 - w / Wt), 0.0) + lam
+    return np.sqrt(np.sum(num * num / den, axis=1))
 
 
 def _spread(cuts: np.ndarray, rows: int, most: int) -> np.ndarray:
@@ -245,14 +257,60 @@ def select(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float)
     docstring). Returns the chosen test indices and the coefficients ``(1 + terms) x width``
     (intercept first; width 1 for two classes: class 1's log-odds, else one column per class).
     Fewer tests only where fewer fit the training rows and do as well on held-out rows
-    (:func:`held_out_size`)."""
+    (:func:`held_out_size`); else the grown tests after :func:`exchange`."""
     chosen, coefs, B = grow(cands, yc, K, max_terms, l2)
     Y = targets(yc, K)
     if any(all_right(B[:, :t + 1], Y, coefs[t]) for t in range(1, len(chosen))):
         # the training rows are all right before the last test: perhaps fewer tests do as well
         size = held_out_size(cands, yc, K, len(chosen), l2)
         return chosen[:size], coefs[size]
-    return chosen, coefs[len(chosen)]
+    return exchange(cands, Y, chosen, B, coefs[len(chosen)], l2)
+
+
+def residuals(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The residuals ``Y - P`` of the model and the Newton weights ``P (1 - P)`` (per class column)."""
+    P = probabilities(B, coef)
+    return Y - P, P * (1.0 - P)
+
+
+def best_test(cands: Candidates, B: np.ndarray, Y: np.ndarray, coef: np.ndarray, taken: list[int],
+              l2: float) -> int:
+    """The best-scoring test not in ``taken`` against the model ``B @ coef``, its cut refined (-1
+    when no test scores above 0)."""
+    G, W = residuals(B, Y, coef)
+    sc = cands.scores(G, W, 1.0 / l2)
+    sc[taken] = -1.0
+    best = int(np.argmax(sc)) if sc.size else -1
+    if best < 0 or sc[best] <= 1e-12:
+        return -1
+    fine = cands.refine(best, G, W, 1.0 / l2)
+    return best if fine in taken else fine
+
+
+def exchange(cands: Candidates, Y: np.ndarray, chosen: list[int], B: np.ndarray, coef: np.ndarray,
+             l2: float) -> tuple[list[int], np.ndarray]:
+    """``chosen`` (design ``B``, coefficients ``coef``) with each test in turn replaced by the best
+    test against the model without it, where the refit's penalised loss falls; at most
+    :data:`SWEEPS` passes, fewer when a pass changes nothing."""
+    chosen = list(chosen)
+    obj = objective(B, Y, coef, l2)
+    for _ in range(SWEEPS):
+        moved = False
+        for t in range(len(chosen)):
+            keep = [k for k in range(B.shape[1]) if k != t + 1]
+            without = fit_logistic(B[:, keep], Y, l2, start=coef[keep])
+            new = best_test(cands, B[:, keep], Y, without, chosen[:t] + chosen[t + 1:], l2)
+            if new < 0 or new == chosen[t]:
+                continue
+            trial = B.copy()
+            trial[:, t + 1] = cands.indicator(new)
+            fitted = fit_logistic(trial, Y, l2, start=np.insert(without, t + 1, 0.0, axis=0))
+            t_obj = objective(trial, Y, fitted, l2)
+            if t_obj < obj - 1e-9 * max(1.0, abs(obj)):
+                chosen[t], B, coef, obj, moved = new, trial, fitted, t_obj, True
+        if not moved:
+            break
+    return chosen, coef
 
 
 def grow(cands: Candidates, yc: np.ndarray, K: int, max_terms: int,
@@ -266,14 +324,9 @@ def grow(cands: Candidates, yc: np.ndarray, K: int, max_terms: int,
     coefs = [fit_logistic(B, Y, l2)]
     chosen: list[int] = []
     for _ in range(max_terms):
-        G = Y - probabilities(B, coefs[-1])
-        sc = cands.scores(G)
-        sc[chosen] = -1.0
-        best = int(np.argmax(sc)) if sc.size else -1
-        if best < 0 or sc[best] <= 1e-12:
+        best = best_test(cands, B, Y, coefs[-1], chosen, l2)
+        if best < 0:
             break
-        fine = cands.refine(best, G)
-        best = best if fine in chosen else fine
         B = np.column_stack([B, cands.indicator(best)])
         coefs.append(fit_logistic(B, Y, l2, start=np.vstack([coefs[-1], np.zeros((1, width))])))
         chosen.append(best)
@@ -342,9 +395,10 @@ def probabilities(B: np.ndarray, coef: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def deviance(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> float:
-    P = np.clip(probabilities(B, coef), 1e-300, 1.0)
-    if coef.shape[1] == 1:
+def deviance(P: np.ndarray, Y: np.ndarray) -> float:
+    """The deviance of the model probabilities ``P``."""
+    P = np.clip(P, 1e-300, 1.0)
+    if P.shape[1] == 1:
         return float(-2.0 * np.sum(Y * np.log(P) + (1 - Y) * np.log(np.clip(1 - P, 1e-300, 1.0))))
     return float(-2.0 * np.sum(Y * np.log(P)))
 
@@ -361,8 +415,14 @@ def all_right(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> bool:
     return not bool(not_right(B, Y, coef).any())
 
 
-def _objective(B: np.ndarray, Y: np.ndarray, coef: np.ndarray, l2: float) -> float:
-    return 0.5 * deviance(B, Y, coef) + 0.5 * float(np.sum(coef[1:] ** 2)) / l2
+def objective(B: np.ndarray, Y: np.ndarray, coef: np.ndarray, l2: float) -> float:
+    """The refit's objective: half the deviance plus the L2 penalty on the weights."""
+    return _penalised(probabilities(B, coef), Y, coef, l2)
+
+
+def _penalised(P: np.ndarray, Y: np.ndarray, coef: np.ndarray, l2: float) -> float:
+    """The refit's objective, from the model probabilities ``P`` of the coefficients ``coef``."""
+    return 0.5 * deviance(P, Y) + 0.5 * float(np.sum(coef[1:] ** 2)) / l2
 
 
 def fit_logistic(B: np.ndarray, Y: np.ndarray, l2: float, start: np.ndarray | None = None) -> np.ndarray:
@@ -373,9 +433,9 @@ def fit_logistic(B: np.ndarray, Y: np.ndarray, l2: float, start: np.ndarray | No
     coef = np.zeros((p, width)) if start is None else start.copy()
     pen = np.full(p, 1.0 / l2)
     pen[0] = 1e-10  # the intercepts: free (a whisker keeps the softmax's shared shift unique)
-    obj = _objective(B, Y, coef, l2)
+    P = probabilities(B, coef)
+    obj = _penalised(P, Y, coef, l2)
     for _ in range(NEWTON_STEPS):
-        P = probabilities(B, coef)
         grad = B.T @ (P - Y) + pen[:, None] * coef
         if width == 1:
             w = P[:, 0] * (1 - P[:, 0])
@@ -396,13 +456,14 @@ def fit_logistic(B: np.ndarray, Y: np.ndarray, l2: float, start: np.ndarray | No
         scale = 1.0
         for _ in range(40):
             trial = coef - scale * step
-            t_obj = _objective(B, Y, trial, l2)
+            t_P = probabilities(B, trial)
+            t_obj = _penalised(t_P, Y, trial, l2)
             if t_obj <= obj:
                 break
             scale *= 0.5
         else:
             break
-        coef, done = trial, obj - t_obj <= 1e-12 * max(1.0, abs(obj))
+        coef, P, done = trial, t_P, obj - t_obj <= 1e-12 * max(1.0, abs(obj))
         obj = t_obj
         if done or float(np.max(np.abs(scale * step))) < 1e-10:
             break

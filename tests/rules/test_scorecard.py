@@ -18,7 +18,8 @@ from rulekit import dsl
 from rulekit.errors import RulekitError
 from rulekit.rules import engine
 from rulekit.rules.base import Compare
-from rulekit.rules.scorecard import Candidates, ScorecardLearner, fit_logistic, select, short_cut
+from rulekit.rules.scorecard import (Candidates, ScorecardLearner, objective, fit_logistic, grow, select, short_cut,
+                                     targets)
 from rulekit.rules.vote import DIGITS
 from rulekit.rules.stats import class_codes
 from tests.marks import lane_examples
@@ -105,23 +106,31 @@ def learn(frame, y, **kw):
 # --- 1. candidate scores -----------------------------------------------------------------------------
 
 
-def brute_scores(M: np.ndarray, tests, G: np.ndarray) -> np.ndarray:
-    """Per test: ``||b_c' G|| / ||b_c||`` with an explicit 0/1 indicator ``b`` (NaN never holds)."""
+def brute_scores(M: np.ndarray, tests, G: np.ndarray, W: np.ndarray, lam: float) -> np.ndarray:
+    """Per test, the square root of the Newton gain summed over the columns: per column ``c``, the
+    fall of the quadratic model with weights ``W_c`` and gradient ``G_c`` when the indicator ``b``
+    (NaN never holds; penalty ``lam`` on its weight) joins a free intercept, from an explicit 2 x 2
+    solve less the intercept's own gain."""
     out = []
     for j, op, t in tests:
         col = M[:, j]
         with np.errstate(invalid="ignore"):
             b = (col <= t if op == "<=" else col > t if op == ">" else col == t).astype(float)
-        bc = b - b.mean()
-        den = np.linalg.norm(bc)
-        out.append(np.linalg.norm(bc @ G) / den if den > 0 else 0.0)
+        X = np.column_stack([np.ones(b.size), b])
+        gain = 0.0
+        for c in range(G.shape[1]):
+            g, w = G[:, c], W[:, c]
+            H = (X * w[:, None]).T @ X + np.diag([0.0, lam])
+            gain += g @ X @ np.linalg.solve(H, X.T @ g) - g.sum() ** 2 / w.sum()
+        out.append(np.sqrt(max(gain, 0.0)))
     return np.array(out)
 
 
 @st.composite
 def candidate_data(draw):
     """A matrix of numeric (ties, NaN, some continuous) and nominal-code columns, residuals ``Y - P``
-    of 2 (one column) or 3 classes, and the candidate limits."""
+    and Newton weights ``P (1 - P)`` of 2 (one column) or 3 classes, a penalty, and the candidate
+    limits."""
     n = draw(st.integers(3, 40))
     nominal = draw(st.lists(st.booleans(), min_size=1, max_size=4))
     cols = []
@@ -137,8 +146,9 @@ def candidate_data(draw):
     raw = draw(hnp.arrays(np.float64, (n, K), elements=st.floats(0.01, 1.0)))
     P = raw / raw.sum(axis=1, keepdims=True)
     Y = np.eye(K)[yc]
-    G = (Y - P)[:, 1:] if K == 2 else Y - P
-    return M, nominal, G, draw(st.integers(1, 8)), draw(st.integers(1, 3))
+    G, W = (Y - P, P * (1 - P)) if K > 2 else ((Y - P)[:, 1:], (P * (1 - P))[:, 1:])
+    lam = draw(st.sampled_from([0.25, 1.0, 4.0]))
+    return M, nominal, G, W, lam, draw(st.integers(1, 8)), draw(st.integers(1, 3))
 
 
 def check_tests(M: np.ndarray, nominal, tests, max_cuts: int, min_rows: int) -> None:
@@ -175,10 +185,11 @@ def check_tests(M: np.ndarray, nominal, tests, max_cuts: int, min_rows: int) -> 
 @settings(deadline=None, max_examples=lane_examples(200))
 @given(candidate_data())
 def test_candidate_scores_equal_the_brute_force(case):
-    M, nominal, G, max_cuts, min_rows = case
+    M, nominal, G, W, lam, max_cuts, min_rows = case
     cands = Candidates(M, nominal, max_cuts, min_rows)
     check_tests(M, nominal, cands.tests, max_cuts, min_rows)
-    np.testing.assert_allclose(cands.scores(G), brute_scores(M, cands.tests, G), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(cands.scores(G, W, lam), brute_scores(M, cands.tests, G, W, lam), rtol=1e-7,
+                               atol=1e-7)
     for i, (j, op, t) in enumerate(cands.tests):
         with np.errstate(invalid="ignore"):
             want = M[:, j] <= t if op == "<=" else M[:, j] > t if op == ">" else M[:, j] == t
@@ -444,6 +455,34 @@ def test_missing_cells_never_fire_a_test():
 def test_one_term():
     frame, y = mixed(0)
     assert len(learn(frame, y, max_terms=1).rules) <= 1
+
+
+def test_a_proxy_chosen_first_is_exchanged():
+    """y = x0 > 0.5 or x1 > 0.5; p = x0 + x1 is the best single test, so forward selection of two
+    takes a cut of p first; the exchange pass swaps it for the other half of the concept."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x0": rng.random(400).round(3), "x1": rng.random(400).round(3), "x3": rng.random(400).round(3)})
+    X.insert(2, "p", (X.x0 + X.x1).round(3))
+    y = ((X.x0 > 0.5) | (X.x1 > 0.5)).astype(int).to_numpy()
+    rb = learn(X, y, max_terms=2)
+    assert sorted(r.condition.feature for r in rb.rules) == ["x0", "x1"]
+    assert (np.asarray(rb.predict(X)).astype(int) == y).all()
+
+
+@pytest.mark.parametrize("seed, classes", [(0, 2), (3, 2), (2, 3)])
+def test_the_exchange_never_raises_the_penalised_loss(seed, classes):
+    """The chosen tests' refit loss is at most that of the first tests forward selection grew."""
+    frame, y = mixed(seed, classes=classes)
+    rb = learn(frame, y, max_terms=12)
+    M = engine.matrix(rb, frame)
+    cands = Candidates(M, [f.kind == "nominal" for f in rb.features], 64, 2)
+    yc = class_codes(list(y), list(rb.classes))
+    chosen, coef = select(cands, yc, classes, 12, 1.0)
+    grown, coefs, B = grow(cands, yc, classes, 12, 1.0)
+    Y = targets(yc, classes)
+    B_chosen = np.column_stack([np.ones(len(frame))] + [cands.indicator(i) for i in chosen])
+    assert len(chosen) == len(grown)
+    assert objective(B_chosen, Y, coef, 1.0) <= objective(B, Y, coefs[len(grown)], 1.0) + 1e-9
 
 
 @pytest.mark.parametrize("y, message", [

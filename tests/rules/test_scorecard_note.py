@@ -80,8 +80,8 @@ def test_quiet_when_asked(tmp_path, run):
 
 
 def test_quiet_when_the_two_are_close(tmp_path, run):
-    """Seed 1: rules 0.953, scorecard within the sign test's noise."""
-    _real(tmp_path, 1)
+    """Seed 5: rules 0.971, scorecard 0.977 (4 rows against 3: within the sign test's noise)."""
+    _real(tmp_path, 5)
     assert _default_path(run, tmp_path) == []
 
 
