@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from rulekit.rules.base import RuleBase
 
 WIDTH = 100
+MAX_DENOMINATOR = 1_000_000  # shares of fewer rows than this print as fractions (exact in float64)
 INDENT = "    "
 _FLIP = {">": "<", ">=": "<="}
 
@@ -53,7 +54,8 @@ def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) ->
     out: list[str] = []
     for c in rb.comments:
         out.extend(_comment_lines(c))
-    out.extend(header_lines(rb, declared, fractions=not exact, unseen_as=as_seen))
+    fractions = not exact and needs_fractions(rb)
+    out.extend(header_lines(rb, declared, fractions=fractions, unseen_as=as_seen))
     group = 0
     blank_pending = True
     for r in rb.rules:
@@ -68,7 +70,7 @@ def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) ->
         if opens:
             out.append(f"group {r.group}")
             group = r.group
-        out.extend(rule_lines(r, rb.task, rb.classes, fractions=not exact))
+        out.extend(rule_lines(r, rb.task, rb.classes, fractions=fractions))
     if rb.footer_comments:
         out.append("")
         for c in rb.footer_comments:
@@ -123,19 +125,17 @@ def header_lines(rb: RuleBase, declared: dict | None = None, *, fractions: bool 
 
 def conclusion(c: Conclusion, task: str, classes: tuple | None = None, *, fractions: bool = False) -> str:
     """A conclusion as text; with ``classes`` (a classification base's) its distribution names them:
-    ``yes {no: 0.125, yes: 0.875}`` (probabilities exact: they are what exports emit). With
-    ``fractions`` a probability of more than 4 significant digits that is exactly the float64
-    quotient of two whole numbers below 10,000 prints as that fraction (``5/14``, not
-    ``0.35714285714285715``); others keep every digit."""
+    ``yes {no: 0.125, yes: 0.875}`` (probabilities exact: they are what exports emit); with
+    ``fractions`` in the readable form of :func:`shares`."""
     parts = []
     if c.label is not None:
         parts.append("label " + typed(c.label, VALUE_WORDS) if task == "regression"
                      else typed(c.label, LABEL_WORDS))
     if c.distribution is not None:
         if task == "classification" and classes and len(classes) == len(c.distribution):
-            show = probability if fractions else number
-            parts.append("{" + ", ".join(f"{typed(k, VALUE_WORDS)}: {show(p)}"
-                                         for k, p in zip(classes, c.distribution)) + "}")
+            shown = shares(c.distribution) if fractions else [number(p) for p in c.distribution]
+            parts.append("{" + ", ".join(f"{typed(k, VALUE_WORDS)}: {v}"
+                                         for k, v in zip(classes, shown)) + "}")
         else:
             parts.append("[" + ", ".join(number(p) for p in c.distribution) + "]")
     if c.value is not None:
@@ -144,18 +144,45 @@ def conclusion(c: Conclusion, task: str, classes: tuple | None = None, *, fracti
     return " ".join(parts) if parts else "nothing"
 
 
-def probability(p: float) -> str:
-    """``p`` as written in a readable distribution: its shortest decimal when that has at most 4
-    significant digits, else ``a/b`` (b < 10,000) when ``a / b`` in float64 is exactly ``p``, else
-    every digit."""
-    text = number(p)
-    digits = text.split("e")[0].split("E")[0].replace("-", "").replace(".", "").lstrip("0")
-    if len(digits) <= 4 or not (0 < p < 1):
-        return text
-    f = Fraction(p).limit_denominator(9999)
-    if f.numerator / f.denominator == p:
-        return f"{f.numerator}/{f.denominator}"
-    return text
+def needs_fractions(rb: RuleBase) -> bool:
+    """Whether some class share of ``rb`` has more than 4 significant digits: then the readable
+    form writes every distribution of the file with :func:`shares` (one form per file, not
+    ``0.08`` on one line and ``53/54`` on the next); else as short decimals (``{no: 0.4, yes: 0.6}``,
+    as people write them)."""
+    if rb.task != "classification" or not rb.classes:
+        return False
+    concl = [r.conclusion for r in rb.rules] + ([rb.default] if rb.default is not None else [])
+    for c in concl:
+        if c.distribution is not None and len(c.distribution) == len(rb.classes):
+            if any(_digits(number(p)) > 4 for p in c.distribution):
+                return True
+    return False
+
+
+def _digits(text: str) -> int:
+    return len(text.split("e")[0].split("E")[0].replace("-", "").replace(".", "").strip("0"))
+
+
+def shares(ps) -> list[str]:
+    """A distribution as written in a readable file that needs fractions: every share over the
+    least common denominator of the line (``{no: 2/43, yes: 41/43}``, never ``23/1125`` next to
+    ``358/375``) when each is exactly that float64 quotient and the denominator is below
+    :data:`MAX_DENOMINATOR` (shares learned as class counts over rows are); 0 and 1 as they are;
+    otherwise every digit of every share."""
+    ps = list(ps)
+    if all(p in (0.0, 1.0) for p in ps):
+        return [number(p) for p in ps]
+    whole = 1
+    for p in ps:
+        if not (0.0 <= p <= 1.0):
+            return [number(p) for p in ps]
+        f = Fraction(p).limit_denominator(MAX_DENOMINATOR - 1)
+        if f.numerator / f.denominator != p:
+            return [number(p) for p in ps]
+        whole = math.lcm(whole, f.denominator)
+        if whole >= MAX_DENOMINATOR:
+            return [number(p) for p in ps]
+    return ["0" if p == 0.0 else f"{round(p * whole)}/{whole}" for p in ps]
 
 
 def rule_lines(r: Rule, task: str, classes: tuple | None = None, *, fractions: bool = False) -> list[str]:
