@@ -11,10 +11,11 @@ weight would bring (second-order boosting, as LogitBoost and XGBoost choose): pe
 ``(b' g)^2 / (b' W b + 1 / l2)`` with ``b`` the test's indicator centred in the weights ``W = p(1-p)``
 and ``g = y - p`` the residuals of the current logistic (softmax for more than two classes)
 model. It adds the best test not yet chosen and refits the weights of all chosen tests and the
-intercepts by L2-penalised maximum likelihood (Newton's method, penalty ``1 / (2 l2)`` on the
-weights, none on the intercepts). It stops at ``max_terms`` tests; then each chosen test in turn is
-exchanged for the best other test against the model without it when the refit's penalised loss falls
-(at most :data:`SWEEPS` passes: the local search FasterRisk runs on its sparse logistic models).
+intercepts by L2-penalised maximum likelihood (:mod:`rulekit.rules.logistic`: Newton's method,
+penalty ``1 / (2 l2)`` on the weights, none on the intercepts). It stops at ``max_terms`` tests; then
+each chosen test in turn is exchanged for the best other test against the model without it when
+the refit's penalised loss falls (at most :data:`SWEEPS` passes: the local search FasterRisk runs on
+its sparse logistic models).
 Where fewer tests already label every training row right, the fewest with which cards grown on four
 fifths of the rows label the other fifth about as well (each fifth in turn; at most 1% of the rows
 wrong and no more than the full card) are kept: a concept a few tests capture gets those few.
@@ -46,6 +47,7 @@ from rulekit.errors import RulekitError
 from rulekit.rules import engine
 from rulekit.rules.base import Compare, Conclusion, Rule, RuleBase
 from rulekit.rules.estimator import RuleBaseClassifier
+from rulekit.rules.logistic import fit_logistic, objective, probabilities
 from rulekit.rules.stats import annotate, class_codes
 from rulekit.rules.vote import round_weight
 from rulekit.util import round_significant
@@ -53,7 +55,6 @@ from rulekit.util import round_significant
 MAX_TERMS = 12  # the default size: docs/rules.md, session 9
 MAX_CLASSES = 50  # the refit's Newton step solves (terms x classes)^2 equations
 NEAR_EXACT = 0.01  # held-out errors (share of rows) a smaller card may make: rows next to a cut
-NEWTON_STEPS = 100  # refit iterations (each halves its step until the objective falls)
 SWEEPS = 1  # exchange passes over the chosen tests (docs/rules.md, session 10)
 
 
@@ -386,23 +387,6 @@ def holds(test: tuple, M: np.ndarray) -> np.ndarray:
     return hit.astype(np.float64)
 
 
-def probabilities(B: np.ndarray, coef: np.ndarray) -> np.ndarray:
-    z = B @ coef
-    if coef.shape[1] == 1:
-        return 1.0 / (1.0 + np.exp(-z))
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
-
-
-def deviance(P: np.ndarray, Y: np.ndarray) -> float:
-    """The deviance of the model probabilities ``P``."""
-    P = np.clip(P, 1e-300, 1.0)
-    if P.shape[1] == 1:
-        return float(-2.0 * np.sum(Y * np.log(P) + (1 - Y) * np.log(np.clip(1 - P, 1e-300, 1.0))))
-    return float(-2.0 * np.sum(Y * np.log(P)))
-
-
 def not_right(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> np.ndarray:
     """Per row: the model's label (score above 0, or the largest; ties to the first class) is not its own."""
     z = B @ coef
@@ -413,61 +397,6 @@ def not_right(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> np.ndarray:
 
 def all_right(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> bool:
     return not bool(not_right(B, Y, coef).any())
-
-
-def objective(B: np.ndarray, Y: np.ndarray, coef: np.ndarray, l2: float) -> float:
-    """The refit's objective: half the deviance plus the L2 penalty on the weights."""
-    return _penalised(probabilities(B, coef), Y, coef, l2)
-
-
-def _penalised(P: np.ndarray, Y: np.ndarray, coef: np.ndarray, l2: float) -> float:
-    """The refit's objective, from the model probabilities ``P`` of the coefficients ``coef``."""
-    return 0.5 * deviance(P, Y) + 0.5 * float(np.sum(coef[1:] ** 2)) / l2
-
-
-def fit_logistic(B: np.ndarray, Y: np.ndarray, l2: float, start: np.ndarray | None = None) -> np.ndarray:
-    """L2-penalised logistic (one column of ``Y``) or multinomial (one column per class) regression on
-    the columns of ``B`` (the first is the intercept, not penalised): Newton's method with step halving.
-    The same optimum as scikit-learn's ``LogisticRegression(C=l2)``."""
-    p, width = B.shape[1], Y.shape[1]
-    coef = np.zeros((p, width)) if start is None else start.copy()
-    pen = np.full(p, 1.0 / l2)
-    pen[0] = 1e-10  # the intercepts: free (a whisker keeps the softmax's shared shift unique)
-    P = probabilities(B, coef)
-    obj = _penalised(P, Y, coef, l2)
-    for _ in range(NEWTON_STEPS):
-        grad = B.T @ (P - Y) + pen[:, None] * coef
-        if width == 1:
-            w = P[:, 0] * (1 - P[:, 0])
-            H = (B * w[:, None]).T @ B + np.diag(pen)
-        else:
-            H = np.zeros((p * width, p * width))
-            for k in range(width):
-                for m in range(k, width):
-                    w = P[:, k] * ((k == m) - P[:, m])
-                    blk = (B * w[:, None]).T @ B
-                    H[k::width, m::width] = blk
-                    H[m::width, k::width] = blk
-            H += np.diag(np.repeat(pen, width))
-        try:
-            step = np.linalg.solve(H, grad.reshape(-1)).reshape(p, width)
-        except np.linalg.LinAlgError:
-            step = np.linalg.lstsq(H, grad.reshape(-1), rcond=None)[0].reshape(p, width)
-        scale = 1.0
-        for _ in range(40):
-            trial = coef - scale * step
-            t_P = probabilities(B, trial)
-            t_obj = _penalised(t_P, Y, trial, l2)
-            if t_obj <= obj:
-                break
-            scale *= 0.5
-        else:
-            break
-        coef, P, done = trial, t_P, obj - t_obj <= 1e-12 * max(1.0, abs(obj))
-        obj = t_obj
-        if done or float(np.max(np.abs(scale * step))) < 1e-10:
-            break
-    return coef
 
 
 # --- the rule base ----------------------------------------------------------------------------------

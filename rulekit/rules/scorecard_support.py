@@ -1,0 +1,112 @@
+"""What a scorecard's rows support, said in one line: why a card has no rule, or that its rules label
+no clearly more held-out rows right than its start points alone (tiny or noisy data grow rules that
+fit noise, and the training accuracy does not show it)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from rulekit.rules import engine, scorecard
+from rulekit.rules.logistic import fit_logistic
+from rulekit.rules.stats import class_codes
+from rulekit.util import count
+
+FOLDS = 5  # the held-out check's folds (scorecard.fold_of: each class dealt round-robin)
+SUPPORT_CELLS = 200_000  # rows x features x (classes - 1)^2 up to which the check runs
+
+
+def warning(learner: Any, X: Any, y: Any) -> str | None:
+    """The warning for the fitted ``learner`` (a ScorecardLearner) on its rows ``X``, ``y``: why no
+    test was kept when the card has no rule; else, within :data:`SUPPORT_CELLS`, the held-out
+    check's verdict when the rules label no clearly more held-out rows right than the start points
+    (:func:`clearly_better`); else None."""
+    rb = learner.rule_base_
+    classes = list(rb.classes)
+    M = engine.matrix(rb, X)
+    yc = class_codes([v.item() if isinstance(v, np.generic) else v for v in np.asarray(y, dtype=object)],
+                     classes)
+    if not rb.rules:
+        return no_rule(rb, M, yc, int(learner.max_cuts), int(learner.min_rows), float(learner.l2))
+    K = len(classes)
+    if M.shape[0] * max(1, M.shape[1]) * (K - 1) ** 2 > SUPPORT_CELLS:
+        return None
+    card, start = held_out(M, [f.kind == "nominal" for f in rb.features], yc, K, int(learner.max_terms),
+                           int(learner.max_cuts), float(learner.l2), int(learner.min_rows))
+    if clearly_better(card, start):
+        return None
+    return (f"the {yc.size} rows do not show that these {count(len(rb.rules), 'rule')} help: with the rows "
+            f"held out in {FOLDS} folds in turn, cards grown the same way on the other folds label "
+            f"{int(card.sum())} of the {yc.size} right and the start points alone (the majority class) "
+            f"{int(start.sum())}: not clearly more (sign test at 5%); the rules may fit noise")
+
+
+def clearly_better(card: np.ndarray, start: np.ndarray) -> bool:
+    """Per-row correctness ``card`` beats ``start`` by a one-sided sign test at about 5% on the rows
+    where exactly one of them is right, and by at least 2 rows (the CLI's notes use the same test)."""
+    gain, loss = int((card & ~start).sum()), int((start & ~card).sum())
+    return gain - loss >= max(2.0, 1.645 * math.sqrt(gain + loss))
+
+
+def no_rule(rb: Any, M: np.ndarray, yc: np.ndarray, max_cuts: int, min_rows: int, l2: float) -> str:
+    """Why the card ``rb`` (rows ``M``, class codes ``yc``) kept no test, and what it predicts."""
+    n = yc.size
+    cands = scorecard.Candidates(M, [f.kind == "nominal" for f in rb.features], max_cuts, min_rows)
+    if not cands.tests and all(np.unique(c[~np.isnan(c)]).size <= 1 for c in M.T):
+        why = f"every feature is missing or constant on the {n} rows"
+    elif not cands.tests:
+        why = f"too few rows: no test holds on {min_rows} or more of the {n} rows and fails on {min_rows} or more"
+    elif _best_gain(cands, yc, len(rb.classes), l2) <= 1e-12:
+        why = (f"every test considered (holding on {min_rows} or more rows and failing on {min_rows} or "
+               f"more) leaves the classes their shares of all {n} rows")
+    else:
+        why = "the chosen tests' weights round to 0 (4 significant digits)"
+    return f"no test separates the classes: {why}; the card is its start points only and {_predicts(rb, yc)}"
+
+
+def _best_gain(cands: scorecard.Candidates, yc: np.ndarray, K: int, l2: float) -> float:
+    """The best candidate's score against the start points (the intercepts alone)."""
+    Y = scorecard.targets(yc, K)
+    B = np.ones((yc.size, 1))
+    G, W = scorecard.residuals(B, Y, fit_logistic(B, Y, l2))
+    sc = cands.scores(G, W, 1.0 / l2)
+    return float(sc.max()) if sc.size else 0.0
+
+
+def _predicts(rb: Any, yc: np.ndarray) -> str:
+    """``predicts 'a' for every case`` and why that class: the majority, or a tie and how it broke."""
+    classes = list(rb.classes)
+    label = rb.default.label
+    counts = np.bincount(yc, minlength=len(classes))
+    tied = [classes[k] for k in np.flatnonzero(counts == counts.max())]
+    said = f"predicts {label!r} for every case"
+    if len(tied) == 1:
+        return f"{said} (the majority class: {counts.max()} of {yc.size} rows)"
+    each = ", ".join(repr(c) for c in tied[:-1]) + f" and {tied[-1]!r}"
+    how = "the first class in order" if label == tied[0] else f"{label!r}"
+    return f"{said} ({each} tie at {count(int(counts.max()), 'row')} each; {how} wins)"
+
+
+def held_out(M: np.ndarray, nominal: list[bool], yc: np.ndarray, K: int, max_terms: int, max_cuts: int,
+             l2: float, min_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row held out (:data:`FOLDS` folds): whether the card grown on the other folds labels it
+    right, and whether their start points alone do (a fold whose other rows hold one class gets the
+    start points only: that class)."""
+    part = scorecard.fold_of(yc, FOLDS)
+    card, start = np.zeros(yc.size, bool), np.zeros(yc.size, bool)
+    for f in range(FOLDS):
+        tr, va = part != f, part == f
+        if not va.any() or not tr.any():
+            continue
+        Yt, Yv = scorecard.targets(yc[tr], K), scorecard.targets(yc[va], K)
+        first = fit_logistic(np.ones((int(tr.sum()), 1)), Yt, l2)
+        right = ~scorecard.not_right(np.ones((int(va.sum()), 1)), Yv, first)
+        start[va] = right
+        if np.unique(yc[tr]).size >= 2:
+            cands = scorecard.Candidates(M[tr], nominal, max_cuts, min_rows)
+            chosen, coef = scorecard.select(cands, yc[tr], K, max_terms, l2)
+            right = ~scorecard.not_right(scorecard.design(cands.tests, chosen, M[va]), Yv, coef)
+        card[va] = right
+    return card, start
