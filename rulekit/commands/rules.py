@@ -13,7 +13,7 @@ from rulekit.errors import DataError, RulekitError
 from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_written, write_atomic
 from rulekit.table import CsvColumns, check_columns, located, read_csv
 from rulekit.ir.model import Model
-from rulekit.ir.modelfile_training import KEY, find_training_rows
+from rulekit.ir.modelfile_training import KEY, file_sha256, find_training_rows
 from rulekit.util import count
 
 
@@ -97,6 +97,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     if not isinstance(obj, Model):
         raise RulekitError(f"{model}: 'rulekit rules' reads a model file; this is a rules file")
     data = None
+    trained_on = None if prune_data is None else same_as_training(obj, prune_data)
     if prune_data is not None:
         with progress.phase(f"reading {prune_data}"):
             data = read_csv(prune_data, na_values)
@@ -132,6 +133,9 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
                           tree_prune=prune is None and data is not None, steps=steps,
                           cf=cf_used, min_rules=min_rules, train_data=train,
                           candidates=candidates or "tree")
+    if data is not None and rb.task == "classification":
+        rb = with_basis(rb, basis_comment(n_prune=len(next(iter(data.values()))), n_train=(
+            None if train is None else len(next(iter(train.values())))), dnf=dnf))
     del obj  # the model and the boxes behind the rules are not needed for the text: free them first
     forget_boxes()
     with progress.phase(f"writing {output} ({describe(rb)})"), no_gc():
@@ -150,13 +154,60 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
                 print(f"rulekit: note: {note}", file=sys.stderr)
         first = steps.items[0] if steps.items else None
         if not quiet and prune is None and first is not None and first.rules > 1 and first.accuracy == 1.0:
-            print("rulekit: note: the tree fits the pruning data perfectly (its training data?): rules are "
-                  "generalised by pessimistic error alone; rows held out from fit prune better",
-                  file=sys.stderr)
+            note = _perfect_fit_note(trained_on)
+            if note:
+                print(f"rulekit: note: {note}", file=sys.stderr)
     if not quiet and not is_stdout(output):
         n_lit = sum(count_literals(r.condition) for r in rb.rules)
         report_written(output, f"{count(len(rb.rules), 'rule')}, {count(n_lit, 'condition')}")
     return 0
+
+
+def same_as_training(obj: Model, data: Path) -> bool | None:
+    """Whether ``data`` is the file ``fit`` recorded in the model (same size and sha256); None when
+    the model records none (imported, older) or ``data`` cannot be read as a file."""
+    rec = obj.source.get(KEY) if isinstance(obj.source, dict) else None
+    if not isinstance(rec, dict) or not rec.get("sha256"):
+        return None
+    try:
+        if Path(data).stat().st_size != rec.get("bytes"):
+            return False
+        return file_sha256(data) == rec["sha256"]
+    except OSError:
+        return None
+
+
+def _perfect_fit_note(trained_on: bool | None) -> str | None:
+    """What to say when the tree labels every pruning row right: a perfect fit on rows held out
+    from fit is no finding, one on its own training file is (``trained_on``: :func:`same_as_training`)."""
+    if trained_on is False:
+        return None
+    if trained_on:
+        return ("the pruning data is the file the tree was trained on (the sha256 fit recorded), so the tree "
+                "fits it perfectly and rules are generalised by pessimistic error alone; rows held out from "
+                "fit prune better")
+    return ("the tree fits the pruning data perfectly, so rules are generalised by pessimistic error alone; "
+            "if these rows trained it, rows held out from fit prune better")
+
+
+def basis_comment(*, n_prune: int | None = None, n_train: int | None = None, dnf: bool = False,
+                  learned: str | None = None) -> str:
+    """The header comment that says which rows the numbers of a rules file count, where they differ:
+    ``{class: share}`` are the classes of the rows each rule decides (first hit), ``with N rows,
+    M correct`` the rows its condition holds on. ``learned``: DATA of ``--induce`` (both on its rows)."""
+    if learned is not None:
+        return (f"numbers counted on the {n_train:,} rows of {learned} the rules were learned from:\n"
+                "{class: share} of the rows each rule decides (the first rule that holds), "
+                "'with N rows' the rows its condition holds on")
+    shares = (f"the {n_prune:,} pruning rows" if dnf or n_train is None
+              else f"the {n_train:,} training and {n_prune:,} pruning rows")
+    return (f"{{class: share}}: classes of the rows each rule decides (the first rule that holds) among "
+            f"{shares};\n'with N rows, M correct': the {n_prune:,} pruning rows its condition holds on")
+
+
+def with_basis(rb, line: str):
+    """``rb`` with :func:`basis_comment`'s ``line`` last among its header comments."""
+    return rb.model_copy(update={"comments": tuple(rb.comments) + (line,)})
 
 
 # rows x features x (classes - 1)^2 past which the default path does not also learn a scorecard to
@@ -310,8 +361,9 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
             select: str, prune_data: Path | None, exact: bool = False) -> int:
     """``rules DATA --target y --induce``: sequential covering on DATA (RuleInducer)."""
     from rulekit.commands.fit import _split
-    from rulekit.rules import to_rules
+    from rulekit.rules import data_cuts, to_rules
     from rulekit.rules.induction import RuleInducer
+    from rulekit.rules.stats import annotate
 
     if target is None:
         raise RulekitError("--induce learns from a data file: name its class column with --target")
@@ -321,9 +373,10 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
     check_distinct(output, data=data)
     X, y, _ = _split(data, target, "classification", quiet, na_values=na_values)
     with progress.phase(f"learning rules from {data}"):
-        rb = RuleInducer(mdl=select == "mdl", random_state=0).fit(X, y).rule_base_
-        if dnf:
-            rb = to_rules(rb, dnf=True)
+        rb = data_cuts.shorten(RuleInducer(mdl=select == "mdl", random_state=0).fit(X, y).rule_base_, X)
+        # shares and statistics on DATA's rows (DNF: the merged rules' class counts, not a mix of shares)
+        rb = to_rules(rb, dnf=True, prune_data=(X, y)) if dnf else annotate(rb, X, y)
+        rb = with_basis(rb, basis_comment(n_train=len(y), learned=str(data)))
         if order == "vote":
             rb = rb.model_copy(update={"semantics": "vote"})
     label = rb.default.label if rb.default is not None else None
