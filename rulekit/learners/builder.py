@@ -110,14 +110,15 @@ class _TreeGrower:
 
     def _group_sums(self, keys: np.ndarray, idx: np.ndarray, lv: Level, basis: np.ndarray,
                     n_groups: int) -> np.ndarray:
-        """Channels summed per group key, channel-first (C x n_groups), for entries ``idx``."""
+        """Channels summed per group key, channel-first (C x n_groups), for entries ``idx``; float64
+        even when ``idx`` is empty (numpy's bincount then returns integers)."""
         w = lv.w[idx]
         if self.regression:
             yc = basis[idx]
             return np.stack([np.bincount(keys, weights=v, minlength=n_groups)
-                             for v in (w, w * yc, w * yc * yc)])
+                             for v in (w, w * yc, w * yc * yc)]).astype(np.float64, copy=False)
         return np.bincount(keys * self.K + basis[idx], weights=w,
-                           minlength=n_groups * self.K).reshape(n_groups, self.K).T
+                           minlength=n_groups * self.K).reshape(n_groups, self.K).T.astype(np.float64, copy=False)
 
     # --- main loop ---------------------------------------------------------------------------------
     def run(self) -> FlatTree:

@@ -63,6 +63,9 @@ def best_subsets(cnt: np.ndarray, ncnt: np.ndarray, M: np.ndarray, wcat: np.ndar
         nL = np.concatenate(nLs, axis=1)
         left_masks = np.concatenate(lms, axis=1)
     n_c = L.shape[2]
+    if n_c == 0:  # a one-value domain (a constant or all-missing column) has no subset to split off
+        empty = np.zeros(0)
+        return np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int64), np.zeros((0, D), bool)
     R = known[:, :, None] - L
     ntot = ncnt.sum(axis=1)
     wl = C.channel_weight(L, reg)
