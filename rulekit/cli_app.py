@@ -167,6 +167,11 @@ def fit(data: Path = typer.Argument(..., help="CSV with a header row"),
                                                 help="id3/c45: values never seen in training take their "
                                                      "own branch with the parent's distribution (parent, "
                                                      "default) or the missing values' branch (missing)"),
+        keep: list[str] = typer.Option(
+            [], "--keep", metavar="COL",
+            help="use this text column although it looks like an identifier: fit leaves out text "
+                 "columns with over 20 distinct values, more than half as many as their non-empty "
+                 "cells; repeatable"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP)) -> None:
     """Learn a tree or ensemble from DATA."""
     from rulekit.commands import fit as cmd
@@ -177,7 +182,7 @@ def fit(data: Path = typer.Argument(..., help="CSV with a header row"),
                           prune=prune.value, prune_data=prune_data,
                           ensemble=ensemble.value if ensemble else None, n_trees=n_trees,
                           seed=seed, output=output, na_values=na_values,
-                          unseen=unseen.value if unseen else None))
+                          unseen=unseen.value if unseen else None, keep=tuple(keep)))
 
 
 @app.command("import")
@@ -245,6 +250,10 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
                                               "rules (default 12)"),
           target: Optional[str] = typer.Option(None, "--target",
                                                help="with --induce or --scorecard: the class column"),
+          keep: list[str] = typer.Option(
+              [], "--keep", metavar="COL",
+              help="with --induce or --scorecard: use this text column even though it looks like an "
+                   "identifier (as fit, which leaves such columns out); repeatable"),
           dnf: bool = typer.Option(False, "--dnf", help="merge into one rule per class"),
           order: Order = typer.Option(Order.first_hit, "--order",
                                    help="first-hit: the first rule that fires decides; vote: all that fire"),
@@ -264,7 +273,7 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
                           select=select, induce=induce, target=target, exact=exact, cf=cf,
                           min_rules=min_rules, train_data=train_data,
                           candidates=candidates.value if candidates else None,
-                          scorecard=scorecard, terms=terms))
+                          scorecard=scorecard, terms=terms, keep=tuple(keep)))
 
 
 @app.command()

@@ -4,7 +4,8 @@ Column kinds: a column is numeric when every non-empty cell parses as a number, 
 (its domain: the sorted distinct values). An empty cell is missing. ``--task`` defaults to
 classification when the target column is not numeric, or when it holds whole numbers only with at
 most 20 distinct values (labels are then those integers); otherwise regression. Rows whose target is
-empty are left out (with a note on stderr).
+empty are left out (with a note on stderr), and so are text columns that look like identifiers
+(:mod:`rulekit.commands.identifiers`; ``--keep COL`` uses one anyway).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from rulekit import progress
+from rulekit.commands.identifiers import leave_out
 from rulekit.errors import DataError, RulekitError
 from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
 from rulekit.ir.data import is_missing_value
@@ -115,10 +117,11 @@ def _check_numeric_target(values: list[Any], path: Path, target: str, lines) -> 
 
 
 def _split(path: Path, target: str, task: str | None, quiet: bool = False, like=None,
-           na_values: str | None = None):
+           na_values: str | None = None, keep_columns: tuple[str, ...] = ()):
     """(X, y, task) from a data file; ``like``: the (X, y) of DATA, whose column kinds and classes
     the prune data must follow (a column read as text in one file and numbers in the other would
-    be encoded differently and prune wrongly)."""
+    be encoded differently and prune wrongly). Without ``like``, identifier columns not in ``keep_columns``
+    are left out of X, with a note unless ``quiet``."""
     with progress.phase(f"reading {path}"):
         columns = _read_table(path, na_values)
     if target not in columns:
@@ -144,7 +147,10 @@ def _split(path: Path, target: str, task: str | None, quiet: bool = False, like=
 
     if like is not None:
         return _like(columns, y_raw, like, path, target, lines) + (task,)
-    return frame_of(columns), pd.Series(_target(y_raw, task), name=target), task
+    X, said = leave_out(frame_of(columns), keep_columns, path)
+    if said and not quiet:
+        print(f"rulekit: note: {said}", file=sys.stderr)
+    return X, pd.Series(_target(y_raw, task), name=target), task
 
 
 def _like(columns, y_raw, like, path: Path, target: str, lines):
@@ -264,13 +270,13 @@ def make_estimator(*, algorithm: str, task: str, criterion: str | None, max_dept
 def run(*, data: Path, target: str, algorithm: str, task: str | None, criterion: str | None,
         max_depth: int | None, min_samples_leaf: int, prune: str, prune_data: Path | None,
         ensemble: str | None, n_trees: int, seed: int, output: Path, quiet: bool,
-        na_values: str | None = None, unseen: str | None = None) -> int:
+        na_values: str | None = None, unseen: str | None = None, keep: tuple[str, ...] = ()) -> int:
     from rulekit.ir.modelfile import dumps_model  # noqa: PLC0415
 
     check_output_path(output)
     check_distinct(output, data=data, prune_data=prune_data)
     stamp = _stamp(data)
-    X, y, task = _split(data, target, task, quiet, na_values=na_values)
+    X, y, task = _split(data, target, task, quiet, na_values=na_values, keep_columns=keep)
     est = make_estimator(algorithm=algorithm, task=task, criterion=criterion, max_depth=max_depth,
                          min_samples_leaf=min_samples_leaf, prune=prune, ensemble=ensemble,
                          n_trees=n_trees, seed=seed, unseen=unseen)

@@ -31,7 +31,8 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         prune: str | None = None, quiet: bool = False, na_values: str | None = None,
         select: str = "mdl", induce: bool = False, target: str | None = None, exact: bool = False,
         cf: float | None = None, min_rules: int = 0, train_data: Path | None = None,
-        candidates: str | None = None, scorecard: bool = False, terms: int | None = None) -> int:
+        candidates: str | None = None, scorecard: bool = False, terms: int | None = None,
+        keep: tuple[str, ...] = ()) -> int:
     """Without ``--prune-data`` the rules predict exactly what the model predicts; with it, rules are
     pruned and ordered by class with a default. By default (no ``prune``) a single tree is first
     pruned by reduced error on that data, then each path rule is generalised by C4.5rules'
@@ -77,16 +78,18 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         raise RulekitError("--cf is the pessimistic generalisation's confidence; --prune reduced-error has none")
     if terms is not None and not scorecard:
         raise RulekitError("--terms sizes a scorecard: it needs --scorecard")
+    if keep and not (induce or scorecard):
+        raise RulekitError("--keep names a column of DATA to learn from: it needs --induce or --scorecard")
     if scorecard:
         if induce:
             raise RulekitError("--scorecard and --induce are two ways to learn from data: choose one")
         if train_data is not None or candidates is not None or cf is not None or min_rules:
             raise RulekitError("--scorecard learns from DATA alone: drop --train-data, --candidates, "
                                "--cf and --min-rules")
-        return _scorecard(data=model, target=target, output=output, quiet=quiet, dnf=dnf, order=order,
+        return _scorecard(data=model, target=target, output=output, quiet=quiet, dnf=dnf, order=order, keep=keep,
                           na_values=na_values, prune_data=prune_data, exact=exact, terms=terms)
     if induce:
-        return _induce(data=model, target=target, output=output, quiet=quiet, dnf=dnf, order=order,
+        return _induce(data=model, target=target, output=output, quiet=quiet, dnf=dnf, order=order, keep=keep,
                        na_values=na_values,
                        select=select, prune_data=prune_data, exact=exact)
     if target is not None:
@@ -147,7 +150,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         for line in steps.lines():
             print(f"rulekit: {line}", file=sys.stderr)
     if data is not None:
-        _warn_collapse(rb, steps, len(next(iter(data.values()))), select, prune, cf_used)
+        _warn_collapse(rb, steps, len(next(iter(data.values()))), select, prune, cf_used, min_rules)
         if not quiet and train is not None:
             note = _scorecard_note(rb, train, data, train_data, train_na)
             if note:
@@ -329,10 +332,12 @@ def _labelled(cols: CsvColumns, target: str | None) -> CsvColumns:
     return out
 
 
-def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None, cf: float | None = None) -> None:
+def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None, cf: float | None = None,
+                   min_rules: int = 0) -> None:
     """One line on stderr (even with -q: the result is probably not what was asked for) when
     pruning left no rule: every case takes the default class. It names the step that removed the
-    last rules and the pruning accuracy before and after it."""
+    last rules and the pruning accuracy before and after it; the options it suggests choose among
+    rules, so only when the choice removed them, and none already given."""
     if rb.rules:
         return
     label = rb.default.label if rb.default is not None else None
@@ -347,8 +352,9 @@ def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None, cf: f
         if gone is not None and gone.accuracy is not None and steps.items[last].accuracy is not None:
             why += (f" (the last {steps.items[last].rules} went in '{gone.name}', pruning accuracy "
                     f"{steps.items[last].accuracy:.4f} -> {gone.accuracy:.4f})")
-    hints = [h for h in ("--select none" if select == "mdl" else "",
-                         "--min-rules 1" if select == "mdl" else "",
+    choosing = gone is not None and gone.name.startswith("classes ordered") and min_rules < 1
+    hints = [h for h in ("--select none" if select == "mdl" and choosing else "",
+                         "--min-rules 1" if select == "mdl" and choosing else "",
                          "--cf 0.5" if prune != "reduced-error" and cf is not None and cf < 0.5 else "",
                          "--prune reduced-error" if prune != "reduced-error" else "",
                          "more pruning rows") if h]
@@ -357,7 +363,7 @@ def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None, cf: f
 
 
 def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: bool, order: str,
-            na_values: str | None = None,
+            na_values: str | None = None, keep: tuple[str, ...] = (),
             select: str, prune_data: Path | None, exact: bool = False) -> int:
     """``rules DATA --target y --induce``: sequential covering on DATA (RuleInducer)."""
     from rulekit.commands.fit import _split
@@ -371,7 +377,7 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
         raise RulekitError("--induce holds out its own pruning cases: drop --prune-data")
     check_output_path(output)
     check_distinct(output, data=data)
-    X, y, _ = _split(data, target, "classification", quiet, na_values=na_values)
+    X, y, _ = _split(data, target, "classification", quiet, na_values=na_values, keep_columns=keep)
     with progress.phase(f"learning rules from {data}"):
         rb = data_cuts.shorten(RuleInducer(mdl=select == "mdl", random_state=0).fit(X, y).rule_base_, X)
         # shares and statistics on DATA's rows (DNF: the merged rules' class counts, not a mix of shares)
@@ -385,7 +391,8 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
 
 
 def _scorecard(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: bool, order: str,
-               na_values: str | None, prune_data: Path | None, exact: bool, terms: int | None) -> int:
+               na_values: str | None, prune_data: Path | None, exact: bool, terms: int | None,
+               keep: tuple[str, ...] = ()) -> int:
     """``rules DATA --target y --scorecard``: an additive rule base of one-test rules (ScorecardLearner)."""
     from rulekit.commands.fit import _split
     from rulekit.rules import scorecard_support
@@ -401,7 +408,7 @@ def _scorecard(*, data: Path, target: str | None, output: Path, quiet: bool, dnf
         raise RulekitError(f"--terms must be at least 1 (got {terms})")
     check_output_path(output)
     check_distinct(output, data=data)
-    X, y, task = _split(data, target, None, quiet, na_values=na_values)
+    X, y, task = _split(data, target, None, quiet, na_values=na_values, keep_columns=keep)
     if task != "classification":
         raise RulekitError(f"{data}: a scorecard learns classes, and {target!r} holds numbers "
                            f"({len(set(y.tolist()))} distinct values): 'rulekit fit' learns a regression tree")
