@@ -142,7 +142,8 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     del obj  # the model and the boxes behind the rules are not needed for the text: free them first
     forget_boxes()
     with progress.phase(f"writing {output} ({describe(rb)})"), no_gc():
-        text = dsl.dumps(rb, exact=exact)
+        text = dsl.dumps(rb, exact=exact, share_rows=None if exact or data is None else
+                         counted_rows(rb, data, None if dnf else train))
         write_atomic(output, text)
     if said is not None:
         print(f"rulekit: {said}", file=sys.stderr)
@@ -206,6 +207,39 @@ def basis_comment(*, n_prune: int | None = None, n_train: int | None = None, dnf
               else f"the {n_train:,} training and {n_prune:,} pruning rows")
     return (f"{{class: share}}: classes of the rows each rule decides (the first rule that holds) among "
             f"{shares};\n'with N rows, M correct': the {n_prune:,} pruning rows its condition holds on")
+
+
+def counted_rows(rb, data, train=None) -> tuple | None:
+    """Per rule, then the default: how many rows of ``data`` (plus ``train``'s) it decides, first hit
+    first, where its class shares are exactly those rows' class counts (else None), so that the
+    text can print the counts themselves (:func:`rulekit.dsl.printer.shares`). ``data``, ``train``:
+    tables holding the target column, or ``(X, y)``."""
+    import numpy as np
+
+    from rulekit.rules import engine
+    from rulekit.rules.pipeline import split_data
+    from rulekit.rules.stats import class_codes
+
+    if rb.task != "classification" or rb.semantics != "first-hit" or rb.combiner is not None:
+        return None
+    classes = list(engine.outcomes(rb).classes)
+    n = len(rb.rules) + 1
+    counts = np.zeros((n, len(classes)), np.int64)
+    for part in (data, train):
+        if part is None:
+            continue
+        X, y = split_data(part, rb)
+        hit = engine.first_hit(rb, engine.matrix(rb, X))
+        yc = class_codes(y, classes)
+        ok = yc >= 0
+        np.add.at(counts, (np.where(hit[ok] < 0, n - 1, hit[ok]), yc[ok]), 1)
+    out = []
+    for j, c in enumerate([r.conclusion for r in rb.rules] + [rb.default]):
+        k, total = counts[j], int(counts[j].sum())
+        exact = c is not None and c.distribution is not None and total > 0 and \
+            tuple(c.distribution) == tuple(float(v) for v in k / total)
+        out.append(total if exact else None)
+    return tuple(out)
 
 
 def with_basis(rb, line: str):
@@ -387,7 +421,8 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
             rb = rb.model_copy(update={"semantics": "vote"})
     label = rb.default.label if rb.default is not None else None
     return _write_learned(rb, output, exact, quiet, f"no rule beat predicting {label!r} for every case; "
-                                                    "try --select none or more data")
+                                                    "try --select none or more data",
+                          share_rows=None if exact else counted_rows(rb, (X, y)))
 
 
 def _scorecard(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: bool, order: str,
@@ -431,7 +466,7 @@ def _scorecard(*, data: Path, target: str | None, output: Path, quiet: bool, dnf
 
 
 def _write_learned(rb, output: Path, exact: bool, quiet: bool, empty: str, said: str | None = None,
-                   warning: str | None = None) -> int:
+                   warning: str | None = None, share_rows: tuple | None = None) -> int:
     """Write a rule base learned from data (--induce, --scorecard): the line ``warning`` if given,
     else ``empty`` when it has no rule (either also under -q), then unless ``quiet`` the line
     ``said`` and what was written."""
@@ -439,7 +474,7 @@ def _write_learned(rb, output: Path, exact: bool, quiet: bool, empty: str, said:
     from rulekit.rules.boxes import count_literals
 
     with progress.phase(f"writing {output} ({describe(rb)})"):
-        write_atomic(output, dsl.dumps(rb, exact=exact))
+        write_atomic(output, dsl.dumps(rb, exact=exact, share_rows=share_rows))
     if warning is not None or not rb.rules:
         print(f"rulekit: warning: {warning or empty}", file=sys.stderr)
     if not quiet:

@@ -36,10 +36,13 @@ INDENT = "    "
 _FLIP = {">": "<", ">=": "<="}
 
 
-def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) -> str:
+def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False,
+          share_rows: tuple | None = None) -> str:
     """The canonical text of ``rb`` (ends with a newline); readable unless ``exact``; missing-value
     routing (:mod:`rulekit.dsl.missing`) and unseen-value routing (:mod:`rulekit.dsl.unseen`)
-    declared once per feature where they can be, unless ``expand_missing``."""
+    declared once per feature where they can be, unless ``expand_missing``. ``share_rows``: per
+    rule, then the default, the rows its class shares were counted on (or None): the readable
+    form writes the shares over that count (``{no: 10/215, yes: 205/215}``) where it is exact."""
     if not exact:
         # numpy (through readable) loads on the first dumps, not with the linter (which only
         # prints conditions): start-up time of 'rulekit check', not a cycle
@@ -55,10 +58,12 @@ def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) ->
     for c in rb.comments:
         out.extend(_comment_lines(c))
     fractions = not exact and needs_fractions(rb)
-    out.extend(header_lines(rb, declared, fractions=fractions, unseen_as=as_seen))
+    rows = share_rows if fractions and share_rows is not None and len(share_rows) == len(rb.rules) + 1 \
+        else (None,) * (len(rb.rules) + 1)
+    out.extend(header_lines(rb, declared, fractions=fractions, unseen_as=as_seen, rows=rows[-1]))
     group = 0
     blank_pending = True
-    for r in rb.rules:
+    for r, n in zip(rb.rules, rows):
         opens = r.group != group
         if (opens or r.comments) and not blank_pending:
             out.append("")
@@ -70,7 +75,7 @@ def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) ->
         if opens:
             out.append(f"group {r.group}")
             group = r.group
-        out.extend(rule_lines(r, rb.task, rb.classes, fractions=fractions))
+        out.extend(rule_lines(r, rb.task, rb.classes, fractions=fractions, rows=n))
     if rb.footer_comments:
         out.append("")
         for c in rb.footer_comments:
@@ -79,7 +84,7 @@ def dumps(rb: RuleBase, *, exact: bool = False, expand_missing: bool = False) ->
 
 
 def header_lines(rb: RuleBase, declared: dict | None = None, *, fractions: bool = False,
-                 unseen_as: dict | None = None) -> list[str]:
+                 unseen_as: dict | None = None, rows: int | None = None) -> list[str]:
     lines = [f"rulebase {name(rb.name, NO_WORDS)}"]
     target = f"target {name(rb.target, NO_WORDS)}:"
     classes = None if rb.classes is None else "{" + ", ".join(typed(c, VALUE_WORDS) for c in rb.classes) + "}"
@@ -119,21 +124,22 @@ def header_lines(rb: RuleBase, declared: dict | None = None, *, fractions: bool 
             text += " arithmetic " + c.arithmetic
         lines.append(text)
     if rb.default is not None:
-        lines.append("default " + conclusion(rb.default, rb.task, rb.classes, fractions=fractions))
+        lines.append("default " + conclusion(rb.default, rb.task, rb.classes, fractions=fractions, rows=rows))
     return lines
 
 
-def conclusion(c: Conclusion, task: str, classes: tuple | None = None, *, fractions: bool = False) -> str:
+def conclusion(c: Conclusion, task: str, classes: tuple | None = None, *, fractions: bool = False,
+               rows: int | None = None) -> str:
     """A conclusion as text; with ``classes`` (a classification base's) its distribution names them:
     ``yes {no: 0.125, yes: 0.875}`` (probabilities exact: they are what exports emit); with
-    ``fractions`` in the readable form of :func:`shares`."""
+    ``fractions`` in the readable form of :func:`shares` (over ``rows`` where exact)."""
     parts = []
     if c.label is not None:
         parts.append("label " + typed(c.label, VALUE_WORDS) if task == "regression"
                      else typed(c.label, LABEL_WORDS))
     if c.distribution is not None:
         if task == "classification" and classes and len(classes) == len(c.distribution):
-            shown = shares(c.distribution) if fractions else [number(p) for p in c.distribution]
+            shown = shares(c.distribution, rows) if fractions else [number(p) for p in c.distribution]
             parts.append("{" + ", ".join(f"{typed(k, VALUE_WORDS)}: {v}"
                                          for k, v in zip(classes, shown)) + "}")
         else:
@@ -163,13 +169,19 @@ def _digits(text: str) -> int:
     return len(text.split("e")[0].split("E")[0].replace("-", "").replace(".", "").strip("0"))
 
 
-def shares(ps) -> list[str]:
+def shares(ps, rows: int | None = None) -> list[str]:
     """A distribution as written in a readable file that needs fractions: every share over the
     least common denominator of the line (``{no: 2/43, yes: 41/43}``, never ``23/1125`` next to
     ``358/375``) when each is exactly that float64 quotient and the denominator is below
-    :data:`MAX_DENOMINATOR` (shares learned as class counts over rows are); 0 and 1 as they are;
-    otherwise every digit of every share."""
+    :data:`MAX_DENOMINATOR` (shares learned as class counts over rows are); over ``rows`` instead,
+    unreduced, when every share is a whole count of them (``10/215``: the counts themselves); 0 and
+    1 as they are; otherwise every digit of every share."""
     ps = list(ps)
+    if rows and rows < MAX_DENOMINATOR and all(0.0 <= p <= 1.0 for p in ps):
+        counts = [round(p * rows) for p in ps]
+        if sum(counts) == rows and all(k / rows == p for k, p in zip(counts, ps)) and \
+                not all(p in (0.0, 1.0) for p in ps):
+            return ["0" if k == 0 else f"{k}/{rows}" for k in counts]
     if all(p in (0.0, 1.0) for p in ps):
         return [number(p) for p in ps]
     whole = 1
@@ -185,10 +197,11 @@ def shares(ps) -> list[str]:
     return ["0" if p == 0.0 else f"{round(p * whole)}/{whole}" for p in ps]
 
 
-def rule_lines(r: Rule, task: str, classes: tuple | None = None, *, fractions: bool = False) -> list[str]:
+def rule_lines(r: Rule, task: str, classes: tuple | None = None, *, fractions: bool = False,
+               rows: int | None = None) -> list[str]:
     prefix = (rule_id(r.id, all_words()) + ": " if r.id is not None else "") + "if "
     items, joiner = top_items(r.condition, r.id)
-    tail = " then " + conclusion(r.conclusion, task, classes, fractions=fractions)
+    tail = " then " + conclusion(r.conclusion, task, classes, fractions=fractions, rows=rows)
     if r.weight is not None:
         tail += " weight " + number(r.weight)
     if r.stats:

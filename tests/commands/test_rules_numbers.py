@@ -161,4 +161,10 @@ def test_default_path_says_which_rows_its_numbers_count(tmp_path, capsys):
     for j, r in enumerate(rb.rules):  # the shares are those of the rows each rule decides there
         counts = np.bincount(yc[hit == j], minlength=len(rb.classes))
         assert r.conclusion.distribution == tuple(float(v) for v in counts / counts.sum())
+        line = next(ln for ln in text.splitlines() if ln.startswith(f"{r.id}: "))
+        line += next(ln for ln in text.splitlines()[text.splitlines().index(line) + 1:] + [""]
+                     if not ln.startswith(("    and", "    or")))  # the conclusion may wrap
+        shown = "{" + ", ".join(f"{c}: {k}/{counts.sum()}" if k else f"{c}: 0"
+                                for c, k in zip(rb.classes, counts)) + "}"
+        assert shown in line or counts.max() == counts.sum(), (shown, line)
     assert any(0 < p < 1 for r in rb.rules for p in r.conclusion.distribution)  # not only 0 and 1

@@ -46,3 +46,13 @@ def test_short_decimals_stay_decimals_and_exact_keeps_every_digit():
     odd = _base((23 / 1125, 28 / 1125, 358 / 375), (0.1, 0.2, 0.7))
     exact = dsl.dumps(odd, exact=True)
     assert "/" not in exact and dsl.loads(exact) == odd
+
+
+def test_shares_over_the_rows_counted_where_exact():
+    rb = _base((1 / 5, 0.0, 4 / 5), (2 / 43, 0.0, 41 / 43))
+    text = dsl.dumps(rb, share_rows=(215, 215))  # the rule's 215 rows: 10 and 205 of them
+    assert _braces(text)[1] == ("10/215", "0", "205/215")
+    assert _braces(text)[0] == ("43/215", "0", "172/215")
+    wrong = dsl.dumps(rb, share_rows=(7, None))  # 7 rows cannot give 1/5: the least denominator
+    assert _braces(wrong) == [("1/5", "0", "4/5"), ("2/43", "0", "41/43")]
+    assert dsl.loads(text) == dsl.loads(wrong) == dsl.loads(dsl.dumps(rb))
