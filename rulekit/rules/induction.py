@@ -2,15 +2,17 @@
 
 Seed 002: "rule induction is depth-first; one rule at a time". Classes are taken from the rarest to
 the most frequent; for each, rules are grown on two thirds of the remaining cases by FOIL's
-information gain, pruned on the other third (dropping the final conditions that maximise
-(p - n) / (p + n)), and added while their precision on the pruning third stays above one half and
-the description length stays within 64 bits of the best seen. Covered cases are removed and the
-next rule is learned. Each class's rule set is then cut to its minimum description length on all
-the training data (C4.5rules' measure: the exceptions plus half the theory bits; whole rules and
+information gain (tests ``x <= t``, ``x > t``, ``f = v`` and ``f != v``: without ``!=`` a negated
+condition takes one rule per other value), pruned on the other third (dropping the final conditions
+that maximise (p - n) / (p + n)), and added while their precision on the pruning third stays above
+one half and the description length stays within 64 bits of the best seen. Covered cases are removed
+and the next rule is learned. Each class's rule set is then cut to its minimum description length on
+all the training data (C4.5rules' measure: the exceptions plus half the theory bits; whole rules and
 single conditions can go), which drops the rules that only fit noise. Before that cut, RIPPER's
-optimisation (``optimize`` passes, 2 by default as in RIPPER2) weighs each rule against a replacement
-and a revision, pruned for the whole rule set's error on held-out cases, by description length. The most frequent class is
-the default. The result is an ordinary first-hit :class:`~rulekit.rules.base.RuleBase`.
+optimisation (``optimize`` passes, 2 by default as in RIPPER2) weighs each rule against a
+replacement and a revision, pruned for the whole rule set's error on held-out cases, by description
+length. The most frequent class is the default. The result is an ordinary first-hit
+:class:`~rulekit.rules.base.RuleBase`.
 
     >>> from rulekit.rules.induction import RuleInducer
     >>> est = RuleInducer(random_state=0).fit(X, y)          # doctest: +SKIP
@@ -33,6 +35,7 @@ from rulekit.rules.simplify import simplify
 from rulekit.rules.stats import class_codes
 
 _EPS = 1e-12
+NOMINAL_TESTS = ("equal", "negated")
 
 
 class RuleInducer(RuleBaseClassifier):
@@ -45,11 +48,15 @@ class RuleInducer(RuleBaseClassifier):
     ``mdl``           cut each class's rules to their minimum description length afterwards.
     ``nominal_features`` ``"auto"`` or the names of the columns to treat as nominal.
     ``optimize``      RIPPER's optimisation passes over each class's rules (0: IREP* alone).
+    ``nominal_tests`` tests grown on nominal features: ``"negated"`` (``f = v`` and ``f != v``, chosen
+                      by the same gain) or ``"equal"`` (``f = v`` only, as JRip: a ``f != v`` concept
+                      then takes one rule per other value).
     """
 
     def __init__(self, *, positive: Any = None, prune_ratio: float = 1 / 3, max_thresholds: int = 48,
                  max_rules: int = 64, mdl: bool = True, theory_weight: float = 0.5,
-                 nominal_features: Any = "auto", random_state: Any = 0, optimize: int = 2):
+                 nominal_features: Any = "auto", random_state: Any = 0, optimize: int = 2,
+                 nominal_tests: str = "negated"):
         self.positive = positive
         self.prune_ratio = prune_ratio
         self.max_thresholds = max_thresholds
@@ -59,9 +66,12 @@ class RuleInducer(RuleBaseClassifier):
         self.nominal_features = nominal_features
         self.random_state = random_state
         self.optimize = optimize
+        self.nominal_tests = nominal_tests
 
     # --- fit --------------------------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> RuleInducer:
+        if self.nominal_tests not in NOMINAL_TESTS:
+            raise RulekitError(f"nominal_tests must be one of {', '.join(NOMINAL_TESTS)}, not {self.nominal_tests!r}")
         feats, labels, classes = self._read(X, y, "rule induction")
         shell = RuleBase(name="induced", task="classification", target=str(getattr(y, "name", None) or "target"),
                          classes=tuple(classes), features=tuple(feats), precision="float64")
@@ -76,8 +86,16 @@ class RuleInducer(RuleBaseClassifier):
 
 
 class _Data:
-    def __init__(self, rb: RuleBase, M: np.ndarray, yc: np.ndarray, max_thresholds: int):
+    """The training matrix with the literal tests and their description lengths.
+
+    Literals are ``(column, op, value)``: numeric ``<=``/``>`` with a cut, nominal ``=``/``!=`` with a
+    domain code. ``!=`` holds for a value outside the domain and not for a missing one, as in the
+    rule base."""
+
+    def __init__(self, rb: RuleBase, M: np.ndarray, yc: np.ndarray, max_thresholds: int,
+                 nominal_tests: str = "negated"):
         self.rb = rb
+        self.nominal_tests = nominal_tests
         self.M = M
         self.yc = yc
         self.feats = list(rb.features)
@@ -97,17 +115,25 @@ class _Data:
         x = self.M[rows, j]
         if op == "=":
             return x == v
+        if op == "!=":
+            return (x != v) & ~np.isnan(x)
         if op == "<=":
             return x <= v
         return x > v
 
+    def literal_bits(self, lit: tuple) -> float:
+        """Bits of one literal: the feature, then its cut and side, or its value and (when ``!=`` may
+        be grown) one bit for ``=`` or ``!=``."""
+        j, op, _ = lit
+        return self.bits_feature + self.bits[j] + (1.0 if op in ("=", "!=") and self.nominal_tests != "equal" else 0.0)
+
     def theory_bits(self, rule: list[tuple]) -> float:
         k = len(rule)
-        return sum(self.bits_feature + self.bits[j] for j, _, _ in rule) - math.lgamma(k + 1) / math.log(2)
+        return sum(self.literal_bits(lit) for lit in rule) - math.lgamma(k + 1) / math.log(2)
 
 
 def _induce(shell: RuleBase, M: np.ndarray, yc: np.ndarray, est: RuleInducer) -> RuleBase:
-    data = _Data(shell, M, yc, est.max_thresholds)
+    data = _Data(shell, M, yc, est.max_thresholds, est.nominal_tests)
     rng = np.random.default_rng(est.random_state if isinstance(est.random_state, (int, np.integer)) else None)
     K = len(shell.classes)
     counts = np.bincount(yc, minlength=K)
@@ -272,13 +298,7 @@ def _grow(data: _Data, P: np.ndarray, N: np.ndarray) -> list[tuple]:
         for j, f in enumerate(data.feats):
             xp, xn = data.M[P, j], data.M[N, j]
             if f.kind == "nominal":
-                size = len(f.domain or ())
-                okp, okn = ~np.isnan(xp) & (xp >= 0), ~np.isnan(xn) & (xn >= 0)
-                cp = np.bincount(xp[okp].astype(np.int64), minlength=size)
-                cn = np.bincount(xn[okn].astype(np.int64), minlength=size)
-                g = _foil(p0, n0, cp.astype(float), cn.astype(float))
-                v = int(np.argmax(g))
-                cand = [(g[v], (j, "=", float(v)), cp[v], cn[v])]
+                cand = _nominal_candidates(data, j, xp, xn, p0, n0)
             else:
                 cand = _numeric_candidates(data, j, xp, xn, p0, n0)
             for gain, lit, pc, nc in cand:
@@ -291,6 +311,26 @@ def _grow(data: _Data, P: np.ndarray, N: np.ndarray) -> list[tuple]:
         P = P[data.literal_truth(lit, P)]
         N = N[data.literal_truth(lit, N)]
     return rule
+
+
+def _nominal_candidates(data: _Data, j: int, xp: np.ndarray, xn: np.ndarray, p0: float, n0: float):
+    """The best ``f = v`` and, unless only ``=`` is asked for, the best ``f != v`` by the same FOIL gain."""
+    size = len(data.feats[j].domain or ())
+    okp, okn = ~np.isnan(xp) & (xp >= 0), ~np.isnan(xn) & (xn >= 0)
+    cp = np.bincount(xp[okp].astype(np.int64), minlength=size).astype(float)
+    cn = np.bincount(xn[okn].astype(np.int64), minlength=size).astype(float)
+    g = _foil(p0, n0, cp, cn)
+    v = int(np.argmax(g))
+    out = [(g[v], (j, "=", float(v)), cp[v], cn[v])]
+    if data.nominal_tests == "equal" or size < 3:
+        return out  # with two values f != a is f = b
+    # != holds for every value present other than v (codes outside the domain included)
+    kp, kn = float((~np.isnan(xp)).sum()), float((~np.isnan(xn)).sum())
+    ne_p, ne_n = kp - cp, kn - cn
+    g = _foil(p0, n0, ne_p, ne_n)
+    v = int(np.argmax(g))
+    out.append((g[v], (j, "!=", float(v)), ne_p[v], ne_n[v]))
+    return out
 
 
 def _numeric_candidates(data: _Data, j: int, xp: np.ndarray, xn: np.ndarray, p0: float, n0: float):
@@ -386,10 +426,8 @@ def _to_rule_base(shell: RuleBase, data: _Data, learned: list[tuple[int, list[tu
     rules = []
     for c, lits in learned:
         items = []
-        for j, op, v in lits:
-            f = data.feats[j]
-            value = f.domain[int(v)] if f.kind == "nominal" else v
-            items.append(Compare(feature=f.name, op=op, value=value))
+        for lit in lits:
+            items.append(_condition(data, lit))
         cond = items[0] if len(items) == 1 else And(items=tuple(items))
         rules.append(Rule(id=f"r{len(rules) + 1}", condition=cond, conclusion=Conclusion(label=classes[c])))
     rb = shell.model_copy(update={"rules": tuple(rules), "default": Conclusion(label=classes[default])})
@@ -400,6 +438,13 @@ def _to_rule_base(shell: RuleBase, data: _Data, learned: list[tuple[int, list[tu
     for i, r in enumerate(rb.rules):
         out.append(r.model_copy(update={"conclusion": _freq(r.conclusion, data.yc[hit == i], K)}))
     return rb.model_copy(update={"rules": tuple(out), "default": _freq(rb.default, data.yc[hit < 0], K)})
+
+
+def _condition(data: _Data, lit: tuple) -> Compare:
+    """One literal in the IR: a nominal value by its label."""
+    j, op, v = lit
+    f = data.feats[j]
+    return Compare(feature=f.name, op=op, value=f.domain[int(v)] if f.kind == "nominal" else v)
 
 
 def _freq(c: Conclusion, ys: np.ndarray, K: int) -> Conclusion:
