@@ -308,11 +308,12 @@ def _na_flag(na_values: str | None) -> str:
 def _rule_list_note(X, y, terms: int, data: Path, target: str, na_values: str | None) -> str | None:
     """The scorecard path's converse of :func:`_scorecard_note`: when rules induced from DATA label
     clearly more held-out rows right than scorecards (5 folds, the same sign test), the line that
-    says so and how to get them; else None. A sum of one-test rules cannot express classes that
-    depend on combinations of tests (docs/rules.md, session 9)."""
+    says so and how to get them; else None (also when they label no clearly more rows right than the
+    majority class: tiny or noisy data). A sum of one-test rules cannot express classes that depend on
+    combinations of tests (docs/rules.md, session 9)."""
     import numpy as np
 
-    from rulekit.rules import scorecard
+    from rulekit.rules import scorecard, scorecard_support
     from rulekit.rules.estimator import sorted_classes
     from rulekit.rules.induction import RuleInducer
     from rulekit.rules.stats import class_codes
@@ -332,7 +333,8 @@ def _rule_list_note(X, y, terms: int, data: Path, target: str, na_values: str | 
         rules = RuleInducer(random_state=0).fit(Xt, yt)
         ours[va] = class_codes(np.asarray(card.predict(Xv), dtype=object), classes) == yc[va]
         theirs[va] = class_codes(np.asarray(rules.predict(Xv), dtype=object), classes) == yc[va]
-    if not _clearly_better(theirs, ours):
+    majority = scorecard_support.start_right(yc, len(classes))
+    if not (_clearly_better(theirs, ours) and _clearly_better(theirs, majority)):
         return None
     return (f"rules induced from the same rows label {theirs.mean():.3f} of held-out rows right (5 folds), "
             f"scorecards {ours.mean():.3f}: the classes seem to depend on combinations of tests, which a sum "

@@ -95,18 +95,26 @@ def held_out(M: np.ndarray, nominal: list[bool], yc: np.ndarray, K: int, max_ter
     right, and whether their start points alone do (a fold whose other rows hold one class gets the
     start points only: that class)."""
     part = scorecard.fold_of(yc, FOLDS)
-    card, start = np.zeros(yc.size, bool), np.zeros(yc.size, bool)
+    start = start_right(yc, K, l2)
+    card = start.copy()
     for f in range(FOLDS):
         tr, va = part != f, part == f
-        if not va.any() or not tr.any():
-            continue
-        Yt, Yv = scorecard.targets(yc[tr], K), scorecard.targets(yc[va], K)
-        first = fit_logistic(np.ones((int(tr.sum()), 1)), Yt, l2)
-        right = ~scorecard.not_right(np.ones((int(va.sum()), 1)), Yv, first)
-        start[va] = right
-        if np.unique(yc[tr]).size >= 2:
+        if va.any() and np.unique(yc[tr]).size >= 2:
             cands = scorecard.Candidates(M[tr], nominal, max_cuts, min_rows)
             chosen, coef = scorecard.select(cands, yc[tr], K, max_terms, l2)
-            right = ~scorecard.not_right(scorecard.design(cands.tests, chosen, M[va]), Yv, coef)
-        card[va] = right
+            B = scorecard.design(cands.tests, chosen, M[va])
+            card[va] = ~scorecard.not_right(B, scorecard.targets(yc[va], K), coef)
     return card, start
+
+
+def start_right(yc: np.ndarray, K: int, l2: float = 1.0) -> np.ndarray:
+    """Per row held out (:data:`FOLDS` folds, as :func:`held_out`): whether the start points fitted
+    on the other folds (their majority class; ties to the first class) label it right."""
+    part = scorecard.fold_of(yc, FOLDS)
+    out = np.zeros(yc.size, bool)
+    for f in range(FOLDS):
+        tr, va = part != f, part == f
+        if va.any() and tr.any():
+            first = fit_logistic(np.ones((int(tr.sum()), 1)), scorecard.targets(yc[tr], K), l2)
+            out[va] = ~scorecard.not_right(np.ones((int(va.sum()), 1)), scorecard.targets(yc[va], K), first)
+    return out

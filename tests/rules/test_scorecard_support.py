@@ -118,3 +118,13 @@ def test_small_and_degenerate_data_give_one_line_or_exit_2(tmp_path, run, n, kin
         assert _warnings(r)[0].startswith("no test separates the classes: "), r.stderr
     elif kind == "one_row_class":  # held out, the one 'm' row is never learned: rules cannot help
         assert _warnings(r) and "do not show that these" in _warnings(r)[0], r.stderr
+
+
+def test_no_pointer_to_induced_rules_that_only_match_the_majority(tmp_path, run):
+    """20 alternating rows: induced rules label half the held-out rows right (the majority's share),
+    cards fewer; the note pointing to --induce stays quiet, since those rules do not help either."""
+    df = pd.DataFrame({"w": np.arange(20) * 1.5, "y": ["m", "n"] * 10})
+    r = _card(tmp_path, run, df)
+    assert r.returncode == 0 and "rules induced from the same rows" not in r.stderr, r.stderr
+    yc = np.array([0, 1] * 10)
+    assert scorecard_support.start_right(yc, 2).sum() == 10
