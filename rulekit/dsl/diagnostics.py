@@ -20,7 +20,7 @@ class Diagnostic(BaseModel):
     line: int
     column: int
     message: str
-    severity: Literal["error", "warning"] = "error"
+    severity: Literal["error", "warning", "note"] = "error"
     width: int = 1
     source_line: str = ""
 

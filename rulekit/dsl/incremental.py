@@ -113,7 +113,7 @@ def _linted(rb, i: int, pos: tuple[int, int], lits, lines: list[str], first: int
     one = rb if len(rb.rules) == 1 else rb.model_copy(update={"rules": (rb.rules[i],)})
     out = []
     for f in lint.lint(one, [worded or pos]):
-        if f.rule != 0:
+        if f.rule != 0 or f.code in lint.WHOLE_BASE_CODES:  # about the rule's place in the whole base
             continue
         if f.literal is not None and f.literal < len(lits):
             line, col, width = lits[f.literal]

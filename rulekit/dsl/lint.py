@@ -6,7 +6,10 @@ conclusions every export would emit wrong (the whole-base checks are in :mod:`ru
   rules that together cover it, and vote sets' overlaps with an example input are in
   :mod:`rulekit.dsl.lint_regions`);
 * duplicate rules;
-* a test implied by the rule's other tests (``x > 3 and x > 5``), or always true.
+* a test implied by the rule's other tests (``x > 3 and x > 5``), or always true;
+* notes on tests true for every present value and sets of all values but one
+  (:mod:`rulekit.dsl.lint_sets`); rules and a default only rows with a missing or undeclared value
+  reach, and trailing rules that repeat the default (:mod:`rulekit.dsl.lint_reach`).
 
 Reasoning is per feature, in the rule base's own comparison semantics: every numeric test becomes
 its float64 intervals of :mod:`rulekit.semantics.intervals` (so float32 rule bases are judged by
@@ -22,7 +25,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from rulekit.dsl import lint_regions
-from rulekit.dsl.lint_base import DEFAULT, Finding, base_findings
+from rulekit.dsl.lint_base import DEFAULT, WHOLE_BASE_CODES, Finding, base_findings  # noqa: F401 (incremental)
+from rulekit.dsl.lint_reach import reach_findings
+from rulekit.dsl.lint_sets import present_findings, set_findings
 from rulekit.rules.conditions import And, Compare, InSet, IsMissing, Linear, Not, Or
 from rulekit.semantics import intervals, values
 
@@ -266,8 +271,12 @@ def lint(rb: RuleBase, rule_pos: list[tuple[int, int]] | None = None) -> list[Fi
         if s.never:
             why = f": its tests of {s.why!r} exclude each other" if s.why else ": its tests exclude each other"
             findings.append(Finding(i, None, f"this rule can never fire{why}"))
-        elif type(r.condition) is And:
-            findings.extend(_implied(schema, i, r.condition, table))
+        else:
+            done = _implied(schema, i, r.condition, table) if type(r.condition) is And else []
+            findings.extend(done)
+            told = {f.literal for f in done}
+            findings.extend(present_findings(schema, i, r.condition, table, _first_leaves(r.condition), told))
+            findings.extend(set_findings(schema, i, r.condition, told))
     ordered = rb.combiner is not None or rb.semantics == "first-hit"
     groups: dict[int, list[int]] = {}
     for i, r in enumerate(rb.rules):
@@ -283,6 +292,9 @@ def lint(rb: RuleBase, rule_pos: list[tuple[int, int]] | None = None) -> list[Fi
         if len(members) <= lint_regions.MAX_RULES:
             findings.extend(lint_regions.region_findings(regions, members, ordered, skip,
                                                          lambda i: _name(rb, i, rule_pos), budget))
+    never = {f.rule for f in findings if f.message.startswith("this rule can never fire")}
+    findings.extend(reach_findings(rb, never | {i for i, s in enumerate(sums) if s.never},
+                                   lambda i: _name(rb, i, rule_pos)))
     findings.extend(base_findings(rb))
     findings.sort(key=lambda f: (f.rule == DEFAULT, f.rule, -1 if f.literal is None else f.literal))
     return findings[:MAX_FINDINGS]
@@ -335,6 +347,15 @@ def _constrained(schema, s: Summary) -> frozenset:
     return frozenset(n for n, c in s.cons.items() if not _subset(schema.all(n), c, schema.universe.get(n)))
 
 
+def _first_leaves(cond) -> list[int]:
+    """The index of the first test of each top-level item (of an ``and``; else of the condition)."""
+    out, n = [], 0
+    for x in cond.items if type(cond) is And else (cond,):
+        out.append(n)
+        n += _leaf_counts(x)
+    return out
+
+
 def _implied(schema: _Schema, i: int, cond: And, table) -> list[Finding]:
     items = cond.items
     parts = [table[id(x)] for x in items]
@@ -342,10 +363,7 @@ def _implied(schema: _Schema, i: int, cond: And, table) -> list[Finding]:
         return []
     out: list[Finding] = []
     dropped: set[int] = set()
-    first_leaf, n = [], 0
-    for x in items:
-        first_leaf.append(n)
-        n += _leaf_counts(x)
+    first_leaf = _first_leaves(cond)
     for k in range(len(parts) - 1, -1, -1):  # of two equal tests, the later one is reported
         p = parts[k]
         if p.opaque or len(p.cons) != 1:

@@ -42,6 +42,18 @@ class Finding(NamedTuple):
     literal: int | None
     message: str
     severity: str = "warning"
+    code: str = ""  # set on coded findings (also written at the end of the message)
+
+
+#: codes of findings about how rules sit in the whole base: a rule linted on its own (the LSP's first
+#: pass, :mod:`rulekit.dsl.incremental`) must not report them
+WHOLE_BASE_CODES = frozenset({"repeats-default", "reached-only-if"})
+
+
+def coded(rule: int, literal: int | None, message: str, code: str, severity: str = "warning") -> Finding:
+    """A finding with a code, which ends its message as ``[code]``. Severity "note": how a test reads
+    (legal, and often a faithful model translation); ``check --strict`` does not count notes."""
+    return Finding(rule, literal, f"{message} [{code}]", severity, code)
 
 
 def base_findings(rb: RuleBase) -> list[Finding]:

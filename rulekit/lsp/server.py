@@ -100,7 +100,8 @@ def _diagnostic(a: Analysis, d) -> lsp.Diagnostic:
 
 
 def _diagnostic_at(lines: list[str], d) -> lsp.Diagnostic:
-    sev = lsp.DiagnosticSeverity.Error if d.severity == "error" else lsp.DiagnosticSeverity.Warning
+    sev = (lsp.DiagnosticSeverity.Error if d.severity == "error" else lsp.DiagnosticSeverity.Warning
+           if d.severity == "warning" else lsp.DiagnosticSeverity.Information)
     return lsp.Diagnostic(range=span_range(lines, Span(d.line, d.column, d.width)), message=d.message,
                           severity=sev, source="rulekit")
 

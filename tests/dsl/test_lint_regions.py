@@ -23,14 +23,20 @@ from tests.dsl.test_lint import _THRESH, _conditions, _feats, warnings
 from tests.marks import lane_examples
 
 NEVER = "this rule can never fire"
+ONLY_H = "the default is used only for rows where 'h' is missing:"
 
 
 def test_shadowed_by_two_earlier_rules_together():
     body = "r1: if h <= 5 then no\nr2: if h > 5 then yes\nr3: if h > 1 and w > 2 then no\n"
     assert warnings(body) == [(3, f"{NEVER}: rule 'r1' (line 9) and rule 'r2' (line 10) come first and "
-                                  "together match every row this one matches")]
-    # rows with h missing reach r3 unless an earlier rule takes them
-    assert warnings("if h <= 5 then no\nif h > 5 then yes\nif w > 2 then no\n") == []
+                                  "together match every row this one matches"),
+                              (0, f"{ONLY_H} rule 'r2' (line 10) and the rules before it match every other row "
+                                  "[reached-only-if]")]
+    # rows with h missing reach r3 unless an earlier rule takes them (and only they do)
+    assert warnings("if h <= 5 then no\nif h > 5 then yes\nif w > 2 then no\n") == [
+        (3, "only rows where 'h' is missing reach this rule: rule #2 (line 10) and the rules before it match "
+            "every other row [reached-only-if]"),
+        (0, f"{ONLY_H} rule #2 (line 10) and the rules before it match every other row [reached-only-if]")]
     assert warnings("if h <= 5 or h is missing then no\nif h > 5 then yes\nif w > 2 then no\n")[0][1] == (
         f"{NEVER}: rule #1 (line 9) and rule #2 (line 10) come first and together match every row this one "
         "matches")
@@ -40,14 +46,17 @@ def test_shadowed_by_two_earlier_rules_together():
     assert warnings(body) == [
         (2, f"{NEVER}: rule 'r1' (line 9) comes first and matches every row this one matches"),
         (4, f"{NEVER}: rule 'r1' (line 9) and rule 'r3' (line 11) come first and together match every row "
-            "this one matches")]
+            "this one matches"),
+        (0, "the default is used only for rows where 'outlook' is missing or holds a value outside its domain: "
+            "rule 'r3' (line 11) and the rules before it match every other row [reached-only-if]")]
 
 
 def test_float32_cells_decide_shadowing():
     # in float32 `h > 1.00000001` and `h > 1` are the same test: r1 and r2 leave nothing for r3
     body = "if h <= 1 then no\nif h > 1.00000001 then yes\nif h >= 1 then no\n"
     assert warnings(body, precision="float32")[0][1].startswith(NEVER)
-    assert warnings(body, precision="float64") == []  # x in (1, 1.00000001] reaches r3
+    assert warnings(body, precision="float64") == [  # x in (1, 1.00000001] reaches r3
+        (0, f"{ONLY_H} rule #3 (line 11) and the rules before it match every other row [reached-only-if]")]
 
 
 def test_contradictions_across_features():

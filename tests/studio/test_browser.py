@@ -105,10 +105,11 @@ def test_edit_lint_impact_save_export(driver, tmp_path):
         # the mark sits on the typed line, under the second 'f0' (column 16)
         line = next(e for e in drv.find_elements(By.CSS_SELECTOR, ".cm-line") if e.text == typed)
         marked = line.find_elements(By.CSS_SELECTOR, ".rk-warning")
-        assert [m.text for m in marked] == ["f0"]
+        # (rows reach it only with a missing value: that rule-level warning marks its first letter)
+        assert [m.text for m in marked] == ["i", "f0"]
         offset = drv.execute_script(
             "const r = document.createRange(); r.setStart(arguments[0], 0); r.setEndBefore(arguments[1]);"
-            "return r.toString().length", line, marked[0])
+            "return r.toString().length", line, marked[-1])
         assert offset == 15 and typed[15:17] == "f0"
 
         # 2. an edit that changes predictions: rule r0's label
