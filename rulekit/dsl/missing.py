@@ -180,3 +180,22 @@ def _fold(root, declared: dict):
         return lit if lit is not None and lit.feature in declared else None
 
     return rewrite(root, lambda node: node, whole)
+
+
+def undeclared(rb: RuleBase) -> list[str]:
+    """The features whose ``is missing`` tests stay in the text after :func:`collapse` (the model
+    sends a missing value to sides no single value takes), in feature order."""
+    out, _ = collapse(rb)
+    names: set = set()
+    for r in out.rules:
+        stack = [r.condition]
+        while stack:
+            node = stack.pop()
+            t = type(node)
+            if t in (And, Or):
+                stack.extend(node.items)
+            elif t is Not:
+                stack.append(node.item)
+            elif t is IsMissing and not node.negated:
+                names.add(node.feature)
+    return [f.name for f in rb.features if f.name in names]
