@@ -79,6 +79,7 @@ class ScorecardLearner(RuleBaseClassifier):
     def fit(self, X: Any, y: Any) -> ScorecardLearner:
         if int(self.max_terms) < 1:
             raise RulekitError(f"a scorecard needs at least one term (max_terms={self.max_terms})")
+        checked_l2(self.l2)
         feats, labels, classes = self._read(X, y, "a scorecard")
         if len(classes) > MAX_CLASSES:
             raise RulekitError(f"a scorecard learns at most {MAX_CLASSES} classes (y has {len(classes)} "
@@ -95,9 +96,21 @@ def learn(shell: RuleBase, M: np.ndarray, yc: np.ndarray, *, max_terms: int = MA
           l2: float = 1.0, min_rows: int = 2) -> RuleBase:
     """The scorecard of the rows ``M`` (``shell``'s feature matrix) with class codes ``yc`` (every
     row labelled), as ``shell`` (a ``weighted-sum`` classification base) with rules and default."""
+    l2 = checked_l2(l2)
     cands = Candidates(M, [f.kind == "nominal" for f in shell.features], max_cuts, min_rows)
     chosen, coef = select(cands, yc, len(shell.classes), max_terms, l2)
     return to_rule_base(shell, cands, chosen, coef, yc)
+
+
+def checked_l2(l2: Any) -> float:
+    """``l2`` as a float when it is a positive finite number (the penalty is ``1 / (2 l2)``)."""
+    try:
+        value = float(l2)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not (0.0 < value < math.inf):
+        raise RulekitError(f"a scorecard's l2 must be a positive finite number (got {l2!r})")
+    return value
 
 
 def shell_of(rb: RuleBase) -> RuleBase:
@@ -163,7 +176,8 @@ class Candidates:
         return len(self.tests) - 1
 
     def scores(self, G: np.ndarray, W: np.ndarray, lam: float) -> np.ndarray:
-        """Per test, the Newton gain ``sum_c (b_c' G_c)^2 / (b_c' W_c b_c + lam)``: the indicator
+        """Per test, the square root of the Newton gain ``sum_c (b_c' G_c)^2 / (b_c' W_c b_c + lam)``
+        (same order as the gain): the indicator
         ``b_c`` centred in class column ``c``'s weights ``W_c`` against the residuals ``G_c`` (rows x
         columns each), from cumulative sums (tests added by :meth:`refine` score 0)."""
         out = np.zeros(len(self.tests))
@@ -217,8 +231,8 @@ def _cut_scores(cs: np.ndarray, cuts: np.ndarray, op: str, total: np.ndarray, la
 
 def _score(SW: np.ndarray, total: np.ndarray, lam: float) -> np.ndarray:
     """Per row of ``SW`` (a test's sums of the residuals, then of the weights, where it holds):
-    ``sum_c (S_c - (w_c / W_c) G_c)^2 / (w_c (1 - w_c / W_c) + lam)``, the Newton gain of
-    :meth:`Candidates.scores` (``G_c``, ``W_c``: the column sums ``total``)."""
+    the square root of the Newton gain ``sum_c (S_c - (w_c / W_c) G_c)^2 / (w_c (1 - w_c / W_c) + lam)``
+    of :meth:`Candidates.scores` (``G_c``, ``W_c``: the column sums ``total``)."""
     c = SW.shape[1] // 2
     S, w = SW[:, :c], SW[:, c:]
     Wt = np.maximum(total[c:], 1e-300)
