@@ -50,7 +50,8 @@ def pessimistic_rate(m: np.ndarray, good: np.ndarray, pruning: np.ndarray, ucf: 
     return ucf(int((rows & ~good).sum()), int(rows.sum()))
 
 
-def _with(box: Any, k: Any, c: Any) -> Any:
+def with_test(box: Any, k: Any, c: Any) -> Any:
+    """A copy of ``box`` whose test on ``k`` is ``c`` (no test when ``c`` always holds)."""
     out = box.copy()
     if c.is_true:
         del out.items[k]
@@ -88,7 +89,7 @@ def joins(boxes: list, matches: list[np.ndarray], good: np.ndarray, pruning: np.
         for j in range(i):
             k = _differ_in_one_nominal(pool[i][1], pool[j][1])
             if k is not None and len(pool) < limit:
-                keep(pool[i][0], _with(pool[i][1], k, union(pool[i][1].items[k], pool[j][1].items[k])),
+                keep(pool[i][0], with_test(pool[i][1], k, union(pool[i][1].items[k], pool[j][1].items[k])),
                      max(rate[i], rate[j]), pool[i][1], pool[j][1])
         i += 1
     for (p, b, _), r0 in list(zip(pool, rate)):
@@ -98,8 +99,8 @@ def joins(boxes: list, matches: list[np.ndarray], good: np.ndarray, pruning: np.
             for v in range(c.size):
                 if v in c.codes or len(pool) >= limit:
                     continue
-                cell = _with(b, k, NomSet(frozenset({v}), c.size, False))
+                cell = with_test(b, k, NomSet(frozenset({v}), c.size, False))
                 rc = pessimistic_rate(member(cell), good, pruning, ucf)
                 if rc < CELL_MAX:
-                    keep(p, _with(b, k, NomSet(c.codes | {v}, c.size, c.missing)), max(r0, rc), b, cell)
+                    keep(p, with_test(b, k, NomSet(c.codes | {v}, c.size, c.missing)), max(r0, rc), b, cell)
     return out

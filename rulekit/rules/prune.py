@@ -501,7 +501,7 @@ def _feature_stats(ctx: _Ctx) -> dict:
     out = {"feature": math.log2(max(2, F))}
     for k, f in enumerate(ctx.schema.features):
         if f.kind == "nominal":
-            out[k] = math.log2(max(2, len(f.domain or ())))
+            out[k] = math.log2(max(2, ctx.schema.size(k)))
         else:
             col = ctx.ev.column(k)
             out[k] = math.log2(max(2, np.unique(col[~np.isnan(col)]).size)) + 1.0
@@ -527,11 +527,12 @@ def _grown_extra(m: np.ndarray, good: np.ndarray, grown: np.ndarray, cf: float =
     for its ``n`` such rows, ``e`` of them not of its class. The tree fit those rows, so their count
     is optimistic, most for a rule with few of them (5 error-free rows: 2.25 errors at cf 0.05)."""
     rows = m & grown
-    n = int(rows.sum())
-    if n == 0:
-        return 0.0
-    e = int((rows & ~good).sum())
-    return n * ucf(e, n, cf) - e
+    return _grown_charge(int(rows.sum()), int((rows & ~good).sum()), cf)
+
+
+def _grown_charge(n: int, e: int, cf: float = GROWN_CF) -> float:
+    """:func:`_grown_extra` from the counts: ``n`` rows that grew the rule, ``e`` errors among them."""
+    return n * ucf(e, n, cf) - e if n else 0.0
 
 
 def _class_cost(matches: list[np.ndarray], theory: list[float], good: np.ndarray, w: float,
@@ -557,6 +558,17 @@ def _charged(r: int, fp: int, extra: float) -> float:
     return min(fp + extra, max(fp, r / 2))
 
 
+def _cost_of(rules: tuple, good: np.ndarray, w: float, gone: Any = (), j: int = -1, new: tuple = ()) -> float:
+    """The class cost of the alive rules but those in ``gone``, rule ``j`` replaced by ``new`` (its
+    match, theory bits, extra); ``rules``: the lists (matches, theory, extra, alive)."""
+    matches, theory, extra, alive = rules
+    live = [i for i, a in enumerate(alive) if a and i not in gone]
+    ms = [new[0] if i == j else matches[i] for i in live]
+    ts = [new[1] if i == j else theory[i] for i in live]
+    xs = [new[2] if i == j else extra[i] for i in live]
+    return _class_cost(ms, ts, good, w, xs)
+
+
 def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float,
                 grown: np.ndarray | None = None) -> list:
     """Drop single conditions (or whole rules) while the class's description length shrinks
@@ -575,18 +587,14 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float,
     boxes = [cd[3] for cd in lst]
     extra = [_grown_extra(m, good, grown) if grown is not None else 0.0 for m in matches]
     changed = [False] * len(lst)
-    current = _class_cost([m for m, a in zip(matches, alive) if a], [t for t, a in zip(theory, alive) if a], good, w,
-                          [x for x, a in zip(extra, alive) if a])
+    rules = (matches, theory, extra, alive)
+    current = _cost_of(rules, good, w)
     while True:
         best = None
         for j in range(len(lst)):
             if not alive[j]:
                 continue
-            # the whole rule
-            ms = [m for i, (m, a) in enumerate(zip(matches, alive)) if a and i != j]
-            ts = [t for i, (t, a) in enumerate(zip(theory, alive)) if a and i != j]
-            xs = [x for i, (x, a) in enumerate(zip(extra, alive)) if a and i != j]
-            c = _class_cost(ms, ts, good, w, xs)
+            c = _cost_of(rules, good, w, gone={j})  # the whole rule
             if best is None or c < best[0]:
                 best = (c, j, None)
             if units[j] is None:
@@ -604,14 +612,11 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float,
                 # rules the wider rule now subsumes go with it (their theory bits are saved)
                 gone = {i for i in range(len(lst)) if alive[i] and i != j and boxes[i] is not None
                         and box.subsumes(boxes[i])}
-                ms = [m if i == j else mm for i, (mm, a) in enumerate(zip(matches, alive)) if a and i not in gone]
-                ts = [t_new if i == j else tt for i, (tt, a) in enumerate(zip(theory, alive)) if a and i not in gone]
-                xs = [x_new if i == j else xx for i, (xx, a) in enumerate(zip(extra, alive)) if a and i not in gone]
-                c = _class_cost(ms, ts, good, w, xs)
+                c = _cost_of(rules, good, w, gone, j, (m, t_new, x_new))
                 if c < best[0]:
                     best = (c, j, (u, m, t_new, box, gone, x_new))
         if grown is not None and best is not None:
-            best = _best_exclusion(ctx, best, good, stats, w, grown, matches, theory, extra, alive, boxes)
+            best = _best_exclusion(ctx, best, good, stats, w, grown, rules, boxes)
         if best is None or best[0] >= current - 1e-9:
             break
         current, j, change = best
@@ -638,31 +643,27 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float,
 
 
 def _best_exclusion(ctx: _Ctx, best: tuple, good: np.ndarray, stats: dict, w: float, grown: np.ndarray,
-                    matches: list, theory: list, extra: list, alive: list, boxes: list) -> tuple:
-    """``best`` or a cheaper move that takes one value of a nominal feature out of a rule."""
-    nominal = [(k, len(f.domain or ())) for k, f in enumerate(ctx.schema.features) if f.kind == "nominal"]
+                    rules: tuple, boxes: list) -> tuple:
+    """``best`` or a cheaper move that takes one value of a nominal feature out of a rule
+    (``rules``: the lists (matches, theory, extra, alive))."""
+    matches, _, _, alive = rules
+    nominal = [(k, ctx.schema.size(k)) for k, f in enumerate(ctx.schema.features) if f.kind == "nominal"]
 
-    def cell(k: Any, v: int) -> np.ndarray:
-        return ctx.ev.member(k, NomSet(frozenset({v}), ctx.schema.size(k), False))
+    def rate(n: int, g: int, ng: int, eg: int) -> float:  # rows of the class, those that grew the rules charged
+        return ucf(g + _grown_charge(ng, eg), n)
 
-    def rate(rows: np.ndarray) -> float:  # rows of the class among ``rows``, those that grew the rules charged
-        e = int((rows & good).sum())
-        return ucf(e + _grown_extra(rows, ~good, grown), int(rows.sum()))
-
+    covers = np.zeros(good.size, np.int32)  # alive rules matching each row
+    for m, a in zip(matches, alive):
+        if a:
+            covers += m
     for j in range(len(boxes)):
         if not alive[j] or boxes[j] is None:
             continue
-        others = np.zeros(good.size, bool)
-        for i in range(len(boxes)):
-            if alive[i] and i != j:
-                others |= matches[i]
-        for box, m in exclude.narrowed(boxes[j], matches[j], ~others, good, nominal, cell, rate):
+        alone = covers == matches[j]  # no other alive rule of the class matches
+        for box, m in exclude.narrowed(boxes[j], matches[j], alone, good, grown, nominal, ctx.ev.column, rate):
             t_new = _theory_bits(box, stats)
             x_new = _grown_extra(m, good, grown)
-            ms = [m if i == j else mm for i, (mm, a) in enumerate(zip(matches, alive)) if a]
-            ts = [t_new if i == j else tt for i, (tt, a) in enumerate(zip(theory, alive)) if a]
-            xs = [x_new if i == j else xx for i, (xx, a) in enumerate(zip(extra, alive)) if a]
-            c = _class_cost(ms, ts, good, w, xs)
+            c = _cost_of(rules, good, w, (), j, (m, t_new, x_new))
             if c < best[0]:
                 best = (c, j, (None, m, t_new, box, set(), x_new))
     return best

@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 
 import rulekit
 import rulekit.dsl
+from rulekit.commands import rules
 from rulekit.rules import exclude
 from rulekit.rules.boxes import Box, NomSet
-from rulekit.rules.prune import organize, ucf
+from rulekit.rules.prune import _grown_extra, organize, ucf
 from rulekit.testing import concepts as C
 from tests.marks import lane_examples
 from tests.rules.helpers import NOMINAL_HEAD, fit_default, nominal_grid
@@ -58,33 +59,45 @@ def _case(draw):
     sizes = draw(st.lists(st.integers(2, 5), min_size=1, max_size=4))
     n = draw(st.integers(10, 150))
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 31)))
-    codes = [rng.integers(0, s, n) for s in sizes]
+    codes = [rng.integers(-1, s, n).astype(float) for s in sizes]  # -1: a value the domain lacks
+    for c in codes:
+        c[rng.random(n) < 0.1] = np.nan
     good = rng.random(n) < draw(st.floats(0.1, 0.9))
     alone = rng.random(n) < draw(st.floats(0.3, 1.0))
+    grown = rng.random(n) < draw(st.floats(0.0, 1.0))
     items = {}
     for f, s in enumerate(sizes):
         if rng.random() < 0.5:
             items[f] = NomSet(frozenset(int(v) for v in rng.choice(s, int(rng.integers(1, s + 1)), replace=False)), s)
-    return codes, sizes, good, alone, Box(items)
+    return codes, sizes, good, alone, grown, Box(items)
+
+
+def _rows_rate(rows, good, grown):
+    """The pessimistic rate of the class among ``rows`` from the rows themselves, training rows charged."""
+    return ucf(int((rows & good).sum()) + _grown_extra(rows, ~good, grown), int(rows.sum()))
+
+
+def _counts_rate(good, grown):
+    """``_rows_rate`` as ``narrowed`` gets it: from the four counts of a cell."""
+    def rate(n, g, ng, eg):
+        extra = ng * ucf(eg, ng, 0.05) - eg if ng else 0.0
+        return ucf(g + extra, n)
+    return rate
 
 
 @settings(max_examples=lane_examples(200), deadline=None)
 @given(_case())
 def test_a_narrowed_rule_is_its_parent_without_one_cell_of_mostly_other_classes(case):
-    codes, sizes, good, alone, box = case
+    codes, sizes, good, alone, grown, box = case
 
     def member(b):
-        rows = [np.isin(codes[k], sorted(c.codes)) for k, c in b.items.items()]
+        rows = [np.isin(codes[k], sorted(c.codes)) | (c.missing & np.isnan(codes[k])) for k, c in b.items.items()]
         return np.logical_and.reduce(rows) if rows else np.ones(len(good), bool)
 
-    def cell(k, v):
-        return codes[k] == v
-
-    def rate(rows):
-        return ucf(int((rows & good).sum()), int(rows.sum()))
-
     match = member(box)
-    for out, m in exclude.narrowed(box, match, alone, good, list(enumerate(sizes)), cell, rate):
+    found = []
+    for out, m in exclude.narrowed(box, match, alone, good, grown, list(enumerate(sizes)), codes.__getitem__,
+                                   _counts_rate(good, grown)):
         assert np.array_equal(m, member(out))
         diff = [k for k in set(box.items) | set(out.items) if box.items.get(k) != out.items.get(k)]
         assert len(diff) == 1
@@ -92,10 +105,20 @@ def test_a_narrowed_rule_is_its_parent_without_one_cell_of_mostly_other_classes(
         before = box.items[k].codes if k in box.items else frozenset(range(-1, sizes[k]))
         (v,) = before - out.items[k].codes
         assert out.items[k].codes == before - {v} and out.items[k].codes - {-1}
+        assert np.array_equal(match & ~m, match & (codes[k] == v))
         gone = match & ~m & alone
-        assert np.array_equal(match & ~m, match & cell(k, v))
         # the cell left holds rows of other classes, and pessimistically most of its rows are
-        assert (gone & ~good).any() and rate(gone) < 0.5
+        assert (gone & ~good).any() and _rows_rate(gone, good, grown) < 0.5
+        found.append((k, v))
+    # and every such cell is proposed, in feature then value order
+    expected = []
+    for k, s in enumerate(sizes):
+        allowed = box.items[k].codes if k in box.items else frozenset(range(-1, s))
+        for v in sorted(allowed - {-1}):
+            gone = match & (codes[k] == v) & alone
+            if (gone & ~good).any() and _rows_rate(gone, good, grown) < 0.5 and allowed - {-1, v}:
+                expected.append((k, v))
+    assert found == expected
 
 
 # a shape of dnf6's kind (not a bench concept): the second term's `c != v0` is the test C4.5rules'
@@ -112,8 +135,6 @@ SHAPE = C.Concept(
 
 
 def test_the_default_path_finds_a_negated_test_the_generalisation_dropped(tmp_path: Path):
-    from rulekit.commands import rules
-
     rng = np.random.default_rng(15)
     for name, n in (("train", 2000), ("prune", 700)):
         X, y = SHAPE.sample(n, rng)
