@@ -19,6 +19,7 @@ from rulekit.csv_guard import guard_column, quote_all_needed
 from rulekit.errors import RulekitError
 from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
 from rulekit.table import check_columns, fill_unused, located, read_csv
+from rulekit.unseen_rows import note_unseen
 from rulekit.usage import used_features
 from rulekit.ir.model import Model
 from rulekit.util import count
@@ -53,6 +54,7 @@ def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | 
         columns = read_csv(data, na_values)
     fill_unused(columns, obj.features, used_features(obj))
     check_columns(columns, obj.features)
+    note_unseen(columns, obj)
     if obj.task != "classification" and proba:
         raise RulekitError("--proba needs a classifier; this model is a regressor")
     explainer = None

@@ -12,8 +12,8 @@ from rulekit.commands.source import describe, load_source
 from rulekit.errors import DataError, RulekitError
 from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_written, write_atomic
 from rulekit.table import CsvColumns, check_columns, located, read_csv
+from rulekit.unseen_rows import note_unseen
 from rulekit.ir.model import Model
-from rulekit.dsl.missing import undeclared
 from rulekit.ir.modelfile_training import KEY, file_sha256, find_training_rows
 from rulekit.util import count
 
@@ -111,6 +111,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         raise RulekitError(f"--prune {prune} needs --prune-data")
     if data is not None:
         check_prune_data(data, obj)
+        note_unseen(data, obj)
     train = None
     train_na, recorded, said = na_values, False, None
     if train_data is None and data is not None and not opted_out:
@@ -137,10 +138,6 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
                           tree_prune=prune is None and data is not None, steps=steps,
                           cf=cf_used, min_rules=min_rules, train_data=train,
                           candidates=candidates or "tree")
-    if data is None:
-        kept = undeclared(rb)
-        if kept:
-            rb = with_basis(rb, missing_comment(kept))
     if data is not None and rb.task == "classification":
         rb = with_basis(rb, basis_comment(n_prune=len(next(iter(data.values()))), n_train=(
             None if train is None else len(next(iter(train.values())))), dnf=dnf))
@@ -245,14 +242,6 @@ def counted_rows(rb, data, train=None) -> tuple | None:
             tuple(c.distribution) == tuple(float(v) for v in k / total)
         out.append(total if exact else None)
     return tuple(out)
-
-
-def missing_comment(names: list[str]) -> str:
-    """The header comment for an exact copy whose ``is missing`` tests no declaration replaces."""
-    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-    return (f"{shown}: the model sends a missing value to different sides at different splits, which no\n"
-            "'missing ... counts as' line can say: their tests say 'or ... is missing' where it goes\n"
-            "(with --prune-data, such tests go where no pruning row misses the feature)")
 
 
 def with_basis(rb, line: str):

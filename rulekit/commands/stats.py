@@ -21,6 +21,7 @@ from rulekit.rules.base import RuleBase
 from rulekit.rules.pipeline import split_data
 from rulekit.rules.stats import annotate
 from rulekit.table import check_columns, located, read_csv
+from rulekit.unseen_rows import note_unseen
 from rulekit.util import count
 
 
@@ -42,6 +43,7 @@ def run(*, rules: Path, data: Path, output: str, target: str | None = None, exac
     with progress.phase(f"reading {data}"):
         columns = read_csv(data, na_values)
     check_columns(columns, rb.features)
+    note_unseen(columns, rb)
     col = target or rb.target
     if col not in columns:
         have = ", ".join(repr(c) for c in columns if c not in {f.name for f in rb.features}) or "none"
