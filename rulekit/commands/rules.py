@@ -14,6 +14,7 @@ from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_
 from rulekit.table import CsvColumns, check_columns, located, read_csv
 from rulekit.unseen_rows import note_unseen
 from rulekit.ir.model import Model
+from rulekit.dsl.missing import undeclared
 from rulekit.ir.modelfile_training import KEY, file_sha256, find_training_rows
 from rulekit.util import count
 
@@ -138,6 +139,10 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
                           tree_prune=prune is None and data is not None, steps=steps,
                           cf=cf_used, min_rules=min_rules, train_data=train,
                           candidates=candidates or "tree")
+    if data is None:
+        kept = undeclared(rb)
+        if kept:
+            rb = with_basis(rb, missing_comment(kept))
     if data is not None and rb.task == "classification":
         rb = with_basis(rb, basis_comment(n_prune=len(next(iter(data.values()))), n_train=(
             None if train is None else len(next(iter(train.values())))), dnf=dnf))
@@ -242,6 +247,14 @@ def counted_rows(rb, data, train=None) -> tuple | None:
             tuple(c.distribution) == tuple(float(v) for v in k / total)
         out.append(total if exact else None)
     return tuple(out)
+
+
+def missing_comment(names: list[str]) -> str:
+    """The header comment for an exact copy whose ``is missing`` tests no declaration replaces."""
+    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    return (f"{shown}: the model sends a missing value to different sides at different splits, which no\n"
+            "'missing ... counts as' line can say: their tests say 'or ... is missing' where it goes\n"
+            "(with --prune-data, such tests go where no pruning row misses the feature)")
 
 
 def with_basis(rb, line: str):
