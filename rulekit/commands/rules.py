@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import math
-import shlex
 import sys
 from pathlib import Path
 
 from rulekit import progress
+from rulekit.commands import form_notes
 from rulekit.commands.source import describe, load_source
 from rulekit.errors import DataError, RulekitError
 from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_written, write_atomic
 from rulekit.table import CsvColumns, check_columns, located, read_csv
 from rulekit.unseen_rows import note_unseen
 from rulekit.ir.model import Model
-from rulekit.dsl.missing import undeclared
+from rulekit.dsl.missing import with_missing_comment
 from rulekit.ir.modelfile_training import KEY, file_sha256, find_training_rows
 from rulekit.util import count
 
@@ -140,9 +139,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
                           cf=cf_used, min_rules=min_rules, train_data=train,
                           candidates=candidates or "tree")
     if data is None:
-        kept = undeclared(rb)
-        if kept:
-            rb = with_basis(rb, missing_comment(kept))
+        rb = with_missing_comment(rb)
     if data is not None and rb.task == "classification":
         rb = with_basis(rb, basis_comment(n_prune=len(next(iter(data.values()))), n_train=(
             None if train is None else len(next(iter(train.values())))), dnf=dnf))
@@ -160,7 +157,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     if data is not None:
         _warn_collapse(rb, steps, len(next(iter(data.values()))), select, prune, cf_used, min_rules)
         if not quiet and train is not None:
-            note = _scorecard_note(rb, train, data, train_data, train_na)
+            note = form_notes.scorecard_note(rb, train, data, train_data, train_na)
             if note:
                 print(f"rulekit: note: {note}", file=sys.stderr)
         first = steps.items[0] if steps.items else None
@@ -249,112 +246,9 @@ def counted_rows(rb, data, train=None) -> tuple | None:
     return tuple(out)
 
 
-def missing_comment(names: list[str]) -> str:
-    """The header comment for an exact copy whose ``is missing`` tests no declaration replaces."""
-    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-    return (f"{shown}: the model sends a missing value to different sides at different splits, which no\n"
-            "'missing ... counts as' line can say: their tests say 'or ... is missing' where it goes\n"
-            "(with --prune-data, such tests go where no pruning row misses the feature)")
-
-
 def with_basis(rb, line: str):
     """``rb`` with :func:`basis_comment`'s ``line`` last among its header comments."""
     return rb.model_copy(update={"comments": tuple(rb.comments) + (line,)})
-
-
-# rows x features x (classes - 1)^2 past which the default path does not also learn a scorecard to
-# compare with (a binary card on 40,000 rows x 50 features takes a few seconds)
-NOTE_CELLS = 2_000_000
-
-
-def _scorecard_note(rb, train, data, train_path: Path, na_values: str | None = None) -> str | None:
-    """When a scorecard learned on the training rows labels clearly more pruning rows right than the
-    rules do (a one-sided sign test at about 5% on the rows where exactly one of them is right), the
-    line that says so and how to get it; else None. Real data often needs the additive form, planted
-    rule concepts the list (docs/rules.md, session 9)."""
-    import numpy as np
-
-    from rulekit.rules import scorecard
-    from rulekit.rules.engine import matrix
-    from rulekit.rules.pipeline import split_data
-    from rulekit.rules.stats import class_codes
-
-    if rb.task != "classification":
-        return None
-    Xt, yt = split_data(train, rb)
-    if not _affordable(len(yt), len(rb.features), len(rb.classes or ())):
-        return None
-    Xp, yp = split_data(data, rb)
-    classes = list(rb.classes)
-    yc = class_codes(yt, classes)
-    if (yc < 0).any() or np.unique(yc).size < 2:
-        return None
-    card = scorecard.learn(scorecard.shell_of(rb), matrix(rb, Xt), yc)
-    want = class_codes(yp, classes)
-    ours = class_codes(np.asarray(rb.predict(Xp), dtype=object), classes) == want
-    theirs = class_codes(np.asarray(card.predict(Xp), dtype=object), classes) == want
-    if not _clearly_better(theirs, ours):
-        return None
-    return (f"a scorecard ({len(card.rules)} one-test rules whose weights add up per class) labels "
-            f"{theirs.mean():.3f} of the pruning rows right, these rules {ours.mean():.3f}: "
-            f"rulekit rules {shlex.quote(str(train_path))} --target {shlex.quote(rb.target)}{_na_flag(na_values)} "
-            "--scorecard -o FILE")
-
-
-def _affordable(rows: int, features: int, classes: int) -> bool:
-    """A form note may learn on these rows: 2 to the scorecard's most classes, and rows x features x
-    (classes - 1)^2 within :data:`NOTE_CELLS`."""
-    from rulekit.rules.scorecard import MAX_CLASSES
-
-    return 2 <= classes <= MAX_CLASSES and rows * max(1, features) * (classes - 1) ** 2 <= NOTE_CELLS
-
-
-def _clearly_better(theirs, ours) -> bool:
-    """Per-row correctness ``theirs`` beats ``ours`` by a one-sided sign test at about 5% on the rows
-    where exactly one of them is right (and by at least 2 rows)."""
-    gain, loss = int((theirs & ~ours).sum()), int((ours & ~theirs).sum())
-    return gain - loss >= max(2.0, 1.645 * math.sqrt(gain + loss))
-
-
-def _na_flag(na_values: str | None) -> str:
-    return f" --na-values {shlex.quote(na_values)}" if na_values is not None else ""
-
-
-def _rule_list_note(X, y, terms: int, data: Path, target: str, na_values: str | None) -> str | None:
-    """The scorecard path's converse of :func:`_scorecard_note`: when rules induced from DATA label
-    clearly more held-out rows right than scorecards (5 folds, the same sign test), the line that
-    says so and how to get them; else None (also when they label no clearly more rows right than the
-    majority class: tiny or noisy data). A sum of one-test rules cannot express classes that depend on
-    combinations of tests (docs/rules.md, session 9)."""
-    import numpy as np
-
-    from rulekit.rules import scorecard, scorecard_support
-    from rulekit.rules.estimator import sorted_classes
-    from rulekit.rules.induction import RuleInducer
-    from rulekit.rules.stats import class_codes
-
-    classes = sorted_classes(y.tolist())
-    if not _affordable(len(y), X.shape[1], len(classes)):
-        return None
-    yc = class_codes(list(y), classes)
-    part = scorecard.fold_of(yc, 5)
-    ours, theirs = np.zeros(len(yc), bool), np.zeros(len(yc), bool)
-    for f in range(5):
-        tr, va = part != f, part == f
-        if not va.any() or np.unique(yc[tr]).size < 2:
-            return None
-        Xt, yt, Xv = X.iloc[np.flatnonzero(tr)], y.iloc[np.flatnonzero(tr)], X.iloc[np.flatnonzero(va)]
-        card = scorecard.ScorecardLearner(max_terms=terms).fit(Xt, yt)
-        rules = RuleInducer(random_state=0).fit(Xt, yt)
-        ours[va] = class_codes(np.asarray(card.predict(Xv), dtype=object), classes) == yc[va]
-        theirs[va] = class_codes(np.asarray(rules.predict(Xv), dtype=object), classes) == yc[va]
-    majority = scorecard_support.start_right(yc, len(classes))
-    if not (_clearly_better(theirs, ours) and _clearly_better(theirs, majority)):
-        return None
-    return (f"rules induced from the same rows label {theirs.mean():.3f} of held-out rows right (5 folds), "
-            f"scorecards {ours.mean():.3f}: the classes seem to depend on combinations of tests, which a sum "
-            f"of one-test rules cannot express; rulekit rules {shlex.quote(str(data))} --target "
-            f"{shlex.quote(target)}{_na_flag(na_values)} --induce -o FILE learns them")
 
 
 def _recorded_training(obj: Model, model: Path, output,
@@ -473,7 +367,7 @@ def _scorecard(*, data: Path, target: str | None, output: Path, quiet: bool, dnf
     label = rb.default.label if rb.default is not None else None
     acc = sum(a == b for a, b in zip(learner.predict(X).tolist(), list(y))) / len(y)
     if not quiet:
-        note = _rule_list_note(X, y, learner.max_terms, data, target, na_values)
+        note = form_notes.rule_list_note(X, y, learner.max_terms, data, target, na_values)
         if note:
             print(f"rulekit: note: {note}", file=sys.stderr)
     return _write_learned(rb, output, exact, quiet, f"no rule: every case is {label!r}",

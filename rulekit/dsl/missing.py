@@ -199,3 +199,20 @@ def undeclared(rb: RuleBase) -> list[str]:
             elif t is IsMissing and not node.negated:
                 names.add(node.feature)
     return [f.name for f in rb.features if f.name in names]
+
+
+def missing_comment(names: list[str]) -> str:
+    """The header comment for an exact copy whose ``is missing`` tests no declaration replaces."""
+    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    return (f"{shown}: the model sends a missing value to different sides at different splits, which no\n"
+            "'missing ... counts as' line can say: their tests say 'or ... is missing' where it goes\n"
+            "(with --prune-data, such tests go where no pruning row misses the feature)")
+
+
+def with_missing_comment(rb: RuleBase) -> RuleBase:
+    """``rb`` with :func:`missing_comment` last among its header comments when some feature keeps its
+    ``is missing`` tests (the text ``rulekit rules MODEL`` and the studio write for a model)."""
+    kept = undeclared(rb)
+    if not kept:
+        return rb
+    return rb.model_copy(update={"comments": tuple(rb.comments) + (missing_comment(kept),)})

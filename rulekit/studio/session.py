@@ -24,6 +24,7 @@ from rulekit.commands.export import artefact
 from rulekit.commands.source import load_source
 from rulekit.dsl import incremental, lint
 from rulekit.dsl.diagnostics import Diagnostic
+from rulekit.dsl.missing import with_missing_comment
 from rulekit.dsl.parser import Parsed
 from rulekit.dsl.printer import conclusion as conclusion_text
 from rulekit.errors import RulekitError
@@ -139,7 +140,7 @@ class Session:
             from rulekit.rules import to_rules
 
             self.path: Path | None = None  # a model is never overwritten with rules: Save As first
-            self.opened_text = dsl.dumps(to_rules(self.model))
+            self.opened_text = dsl.dumps(with_missing_comment(to_rules(self.model)))  # as `rulekit rules MODEL` writes it
         else:
             self.path = self.source
             self.opened_text = read_text(self.source)

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import rulekit
-from rulekit.commands import rules as rules_cmd
+from rulekit.commands import form_notes
 from rulekit.rules.scorecard import MAX_CLASSES, ScorecardLearner, short_cut
 
 
@@ -88,9 +88,8 @@ def test_the_note_is_skipped_past_its_size_bound(tmp_path, monkeypatch):
     rb = rb.model_copy(update={"semantics": "first-hit", "rules": rb.rules[:1], "target": "y"})
     cols = read_csv(tmp_path / "d.csv")
     learned = []
-    real = rules_cmd.scorecard.learn if hasattr(rules_cmd, "scorecard") else None
     from rulekit.rules import scorecard
 
-    monkeypatch.setattr(scorecard, "learn", lambda *a, **k: learned.append(1) or (real or scorecard.learn)(*a, **k))
-    monkeypatch.setattr(rules_cmd, "NOTE_CELLS", 300 * 2 - 1)
-    assert rules_cmd._scorecard_note(rb, cols, cols, tmp_path / "d.csv") is None and learned == []
+    monkeypatch.setattr(scorecard, "learn", lambda *a, **k: learned.append(1))
+    monkeypatch.setattr(form_notes, "NOTE_CELLS", 300 * 2 - 1)
+    assert form_notes.scorecard_note(rb, cols, cols, tmp_path / "d.csv") is None and learned == []

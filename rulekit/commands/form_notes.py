@@ -1,0 +1,105 @@
+"""The form notes of `rulekit rules`: when a scorecard would label clearly more pruning rows right
+than the default path's rules, and, on the scorecard path, when rules induced from the data would
+(docs/rules.md, sessions 9-10). The learners are imported where a note runs: they need the optional
+scikit-learn extra, which `rulekit rules` on a model file does not."""
+
+from __future__ import annotations
+
+import math
+import shlex
+from pathlib import Path
+
+
+# rows x features x (classes - 1)^2 past which the default path does not also learn a scorecard to
+# compare with (a binary card on 40,000 rows x 50 features takes a few seconds)
+NOTE_CELLS = 2_000_000
+
+
+def scorecard_note(rb, train, data, train_path: Path, na_values: str | None = None) -> str | None:
+    """When a scorecard learned on the training rows labels clearly more pruning rows right than the
+    rules do (a one-sided sign test at about 5% on the rows where exactly one of them is right), the
+    line that says so and how to get it; else None. Real data often needs the additive form, planted
+    rule concepts the list (docs/rules.md, session 9)."""
+    import numpy as np
+
+    from rulekit.rules import scorecard
+    from rulekit.rules.engine import matrix
+    from rulekit.rules.pipeline import split_data
+    from rulekit.rules.stats import class_codes
+
+    if rb.task != "classification":
+        return None
+    Xt, yt = split_data(train, rb)
+    if not affordable(len(yt), len(rb.features), len(rb.classes or ())):
+        return None
+    Xp, yp = split_data(data, rb)
+    classes = list(rb.classes)
+    yc = class_codes(yt, classes)
+    if (yc < 0).any() or np.unique(yc).size < 2:
+        return None
+    card = scorecard.learn(scorecard.shell_of(rb), matrix(rb, Xt), yc)
+    want = class_codes(yp, classes)
+    ours = class_codes(np.asarray(rb.predict(Xp), dtype=object), classes) == want
+    theirs = class_codes(np.asarray(card.predict(Xp), dtype=object), classes) == want
+    if not clearly_better(theirs, ours):
+        return None
+    return (f"a scorecard ({len(card.rules)} one-test rules whose weights add up per class) labels "
+            f"{theirs.mean():.3f} of the pruning rows right, these rules {ours.mean():.3f}: "
+            f"rulekit rules {shlex.quote(str(train_path))} --target {shlex.quote(rb.target)}{na_flag(na_values)} "
+            "--scorecard -o FILE")
+
+
+def affordable(rows: int, features: int, classes: int) -> bool:
+    """A form note may learn on these rows: 2 to the scorecard's most classes, and rows x features x
+    (classes - 1)^2 within :data:`NOTE_CELLS`."""
+    from rulekit.rules.scorecard import MAX_CLASSES
+
+    return 2 <= classes <= MAX_CLASSES and rows * max(1, features) * (classes - 1) ** 2 <= NOTE_CELLS
+
+
+def clearly_better(theirs, ours) -> bool:
+    """Per-row correctness ``theirs`` beats ``ours`` by a one-sided sign test at about 5% on the rows
+    where exactly one of them is right (and by at least 2 rows)."""
+    gain, loss = int((theirs & ~ours).sum()), int((ours & ~theirs).sum())
+    return gain - loss >= max(2.0, 1.645 * math.sqrt(gain + loss))
+
+
+def na_flag(na_values: str | None) -> str:
+    return f" --na-values {shlex.quote(na_values)}" if na_values is not None else ""
+
+
+def rule_list_note(X, y, terms: int, data: Path, target: str, na_values: str | None) -> str | None:
+    """The scorecard path's converse of :func:`scorecard_note`: when rules induced from DATA label
+    clearly more held-out rows right than scorecards (5 folds, the same sign test), the line that
+    says so and how to get them; else None (also when they label no clearly more rows right than the
+    majority class: tiny or noisy data). A sum of one-test rules cannot express classes that depend on
+    combinations of tests (docs/rules.md, session 9)."""
+    import numpy as np
+
+    from rulekit.rules import scorecard, scorecard_support
+    from rulekit.rules.estimator import sorted_classes
+    from rulekit.rules.induction import RuleInducer
+    from rulekit.rules.stats import class_codes
+
+    classes = sorted_classes(y.tolist())
+    if not affordable(len(y), X.shape[1], len(classes)):
+        return None
+    yc = class_codes(list(y), classes)
+    part = scorecard.fold_of(yc, 5)
+    ours, theirs = np.zeros(len(yc), bool), np.zeros(len(yc), bool)
+    for f in range(5):
+        tr, va = part != f, part == f
+        if not va.any() or np.unique(yc[tr]).size < 2:
+            return None
+        Xt, yt, Xv = X.iloc[np.flatnonzero(tr)], y.iloc[np.flatnonzero(tr)], X.iloc[np.flatnonzero(va)]
+        card = scorecard.ScorecardLearner(max_terms=terms).fit(Xt, yt)
+        rules = RuleInducer(random_state=0).fit(Xt, yt)
+        ours[va] = class_codes(np.asarray(card.predict(Xv), dtype=object), classes) == yc[va]
+        theirs[va] = class_codes(np.asarray(rules.predict(Xv), dtype=object), classes) == yc[va]
+    majority = scorecard_support.start_right(yc, len(classes))
+    if not (clearly_better(theirs, ours) and clearly_better(theirs, majority)):
+        return None
+    return (f"rules induced from the same rows label {theirs.mean():.3f} of held-out rows right (5 folds), "
+            f"scorecards {ours.mean():.3f}: the classes seem to depend on combinations of tests, which a sum "
+            f"of one-test rules cannot express; rulekit rules {shlex.quote(str(data))} --target "
+            f"{shlex.quote(target)}{na_flag(na_values)} --induce -o FILE learns them")
