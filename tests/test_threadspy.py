@@ -30,7 +30,8 @@ def _log(tmp_path: Path, spin: bool) -> str:
     (tmp_path / "test_suite.py").write_text(SUITE)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])), THREADSPY_DIR=str(tmp_path / "logs"), PYTHONDONTWRITEBYTECODE="1",
                THREADSPY_LOUD="0.2", THREADSPY_SLEEP="0.2")  # a spinner on a loaded 2-core CI box may get well under a core
-    env.pop("SPIN", None)
+    for name in ("SPIN", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        env.pop(name, None)  # under xdist the child would name its log after the parent's worker
     if spin:
         env["SPIN"] = "1"
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "tests.threadspy", "-p", "no:cacheprovider",

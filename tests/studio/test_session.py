@@ -185,7 +185,8 @@ def test_a_model_opens_as_its_rules_and_is_never_overwritten(tmp_path):
     res = rulekit_cli("fit", data, "--target", "y", "--max-depth", "3", "-o", model, "-q")
     assert res.returncode == 0, res.stderr
     s = Session(model, data)
-    assert s.path is None and s.saved_text.startswith("rulebase")
+    first = next(line for line in s.saved_text.splitlines() if not line.startswith("#"))
+    assert s.path is None and first.startswith("rulebase")  # after the header comment `rulekit rules` writes too
     assert s.impact(s.check(s.saved_text)).changed == 0
     assert "<svg" in s.model_picture()
     before = model.read_bytes()
