@@ -28,7 +28,7 @@ from rulekit.dsl import lint_regions
 from rulekit.dsl.lint_base import DEFAULT, WHOLE_BASE_CODES, Finding, base_findings  # noqa: F401 (incremental)
 from rulekit.dsl.lint_reach import reach_findings
 from rulekit.dsl.lint_sets import present_findings, set_findings
-from rulekit.rules.conditions import And, Compare, InSet, IsMissing, Linear, Not, Or
+from rulekit.rules.conditions import And, Compare, InSet, IsMissing, Linear, Not, Or, atoms
 from rulekit.semantics import intervals, values
 
 if TYPE_CHECKING:
@@ -237,17 +237,7 @@ class _Schema:
 # --- the checks -----------------------------------------------------------------------------------
 
 def _leaf_counts(node) -> int:
-    n, stack = 0, [node]
-    while stack:
-        x = stack.pop()
-        t = type(x)
-        if t in (And, Or):
-            stack.extend(x.items)
-        elif t is Not:
-            stack.append(x.item)
-        else:
-            n += 1
-    return n
+    return sum(1 for _ in atoms(node))
 
 
 def _name(rb: RuleBase, i: int, where) -> str:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from rulekit.dsl.printer import condition
 from rulekit.errors import RulekitError
 from rulekit.rules import boxes
-from rulekit.rules.conditions import And, Compare, Conclusion, Not, Or
+from rulekit.rules.conditions import Compare, Conclusion, atoms
 from rulekit.semantics import values
 from rulekit.semantics.thresholds import MinusInfinityTest
 
@@ -74,15 +74,9 @@ def _minus_infinity(rb: RuleBase) -> list[Finding]:
     (:class:`rulekit.semantics.thresholds.MinusInfinityTest`): the file is refused, not misread."""
     out = []
     for i, r in enumerate(rb.rules):
-        stack = [r.condition]
-        while stack:
-            node = stack.pop()
-            if type(node) in (And, Or):
-                stack.extend(node.items)
-            elif type(node) is Not:
-                stack.append(node.item)
-            elif (type(node) is Compare and node.op in ("<", ">=") and not isinstance(node.value, (str, bool))
-                  and node.value == -math.inf):
+        for node in atoms(r.condition):
+            if (type(node) is Compare and node.op in ("<", ">=") and not isinstance(node.value, (str, bool))
+                    and node.value == -math.inf):
                 out.append(Finding(i, None, MinusInfinityTest().message, "error"))
                 break
     return out

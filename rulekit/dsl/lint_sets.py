@@ -15,7 +15,7 @@ from rulekit.dsl.lint_base import Finding, coded
 from rulekit.dsl.grammar import VALUE_WORDS
 from rulekit.dsl.literals import typed
 from rulekit.dsl.printer import condition
-from rulekit.rules.conditions import And, Compare, InSet, IsMissing, Not, Or
+from rulekit.rules.conditions import And, Compare, InSet, IsMissing, atoms
 from rulekit.semantics import intervals, values
 
 WHOLE_DOMAIN = "whole-domain"
@@ -91,17 +91,8 @@ def set_findings(schema, i: int, cond, done: set[int]) -> list[Finding]:
     leaf indices already reported. ``not in`` sets are how a tree routes undeclared values (an ID3
     "other" branch, a split sending them with one value): not told."""
     out: list[Finding] = []
-    leaf, stack = 0, [cond]
-    while stack:
-        node = stack.pop()
+    for k, node in enumerate(atoms(cond, reading_order=True)):
         t = type(node)
-        if t in (And, Or):
-            stack.extend(reversed(node.items))
-            continue
-        if t is Not:
-            stack.append(node.item)
-            continue
-        k, leaf = leaf, leaf + 1
         f = schema.kinds.get(getattr(node, "feature", None))
         if t is not InSet or k in done or f is None or f.kind != "nominal" or len(f.domain or ()) < MIN_DOMAIN:
             continue

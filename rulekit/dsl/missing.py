@@ -17,7 +17,7 @@ import math
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import TYPE_CHECKING
 
-from rulekit.rules.conditions import And, Compare, InSet, IsMissing, Not, Or
+from rulekit.rules.conditions import And, Compare, InSet, IsMissing, Not, Or, atoms
 from rulekit.rules.rewrite import rewrite
 from rulekit.semantics import intervals
 from rulekit.semantics.values import contains, same
@@ -59,18 +59,8 @@ def expand(rb: RuleBase, declared: dict) -> RuleBase:
 
 def leaf_expansions(root, declared: dict, precision: str) -> list[bool]:
     """Per test of ``root`` in reading order: whether :func:`expand` pairs it with ``is missing``."""
-    out, stack = [], [root]
-    while stack:
-        x = stack.pop()
-        t = type(x)
-        if t in (And, Or):
-            stack.extend(reversed(x.items))
-        elif t is Not:
-            stack.append(x.item)
-        else:
-            out.append(t in (Compare, InSet) and x.feature in declared
-                       and holds(x, declared[x.feature], precision) is True)
-    return out
+    return [type(x) in (Compare, InSet) and x.feature in declared and holds(x, declared[x.feature], precision) is True
+            for x in atoms(root, reading_order=True)]
 
 
 def _rebuild(root, declared: dict, precision: str):
@@ -186,18 +176,8 @@ def undeclared(rb: RuleBase) -> list[str]:
     """The features whose ``is missing`` tests stay in the text after :func:`collapse` (the model
     sends a missing value to sides no single value takes), in feature order."""
     out, _ = collapse(rb)
-    names: set = set()
-    for r in out.rules:
-        stack = [r.condition]
-        while stack:
-            node = stack.pop()
-            t = type(node)
-            if t in (And, Or):
-                stack.extend(node.items)
-            elif t is Not:
-                stack.append(node.item)
-            elif t is IsMissing and not node.negated:
-                names.add(node.feature)
+    names = {node.feature for r in out.rules for node in atoms(r.condition)
+             if type(node) is IsMissing and not node.negated}
     return [f.name for f in rb.features if f.name in names]
 
 

@@ -23,6 +23,7 @@ without an import cycle.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -93,6 +94,21 @@ TRUE = And(items=())
 
 for _m in (And, Or, Not):
     _m.model_rebuild()
+
+
+def atoms(cond, reading_order: bool = False) -> Iterator:
+    """Every test under ``cond`` (what is not ``And``, ``Or`` or ``Not``), by an explicit stack: last
+    item first, or in the order the text reads with ``reading_order``."""
+    stack = [cond]
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t is And or t is Or:
+            stack.extend(reversed(node.items) if reading_order else node.items)
+        elif t is Not:
+            stack.append(node.item)
+        else:
+            yield node
 
 
 class Conclusion(_Frozen):

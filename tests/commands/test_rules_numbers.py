@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from rulekit.cli import main
+from rulekit.rules.conditions import Compare, atoms
 
 
 def run_cli(args, capsys):
@@ -79,17 +80,8 @@ def _numeric_csv(tmp_path, rows=500, seed=31):
 
 
 def _thresholds(rb):
-    from rulekit.rules.conditions import And, Compare, Not, Or
-    out, stack = [], [r.condition for r in rb.rules]
-    while stack:
-        node = stack.pop()
-        if type(node) in (And, Or):
-            stack.extend(node.items)
-        elif type(node) is Not:
-            stack.append(node.item)
-        elif type(node) is Compare and type(node.value) is float:
-            out.append(node.value)
-    return out
+    return [node.value for r in rb.rules for node in atoms(r.condition)
+            if type(node) is Compare and type(node.value) is float]
 
 
 def test_induced_thresholds_are_short_and_split_the_rows_the_same(tmp_path, capsys):
