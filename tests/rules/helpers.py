@@ -105,3 +105,16 @@ def fit_default(tmp_path: Path) -> None:
         fit.run(data=tmp_path / "train.csv", target="y", algorithm="cart", task=None, criterion=None,
                 max_depth=None, min_samples_leaf=1, prune="none", prune_data=None, ensemble=None,
                 n_trees=100, seed=0, output=tmp_path / "m.json", quiet=True)
+
+
+def default_path_rules(tmp_path: Path):
+    """The whole default path in ``tmp_path``: :func:`fit_default`, then ``rulekit rules m.json
+    --prune-data prune.csv --dnf -o r.rules`` quietly; the rule base it wrote."""
+    import rulekit
+    from rulekit.commands import rules
+
+    fit_default(tmp_path)
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        rules.run(model=tmp_path / "m.json", prune_data=tmp_path / "prune.csv", dnf=True,
+                  order="first-hit", output=tmp_path / "r.rules")
+    return rulekit.load(tmp_path / "r.rules")

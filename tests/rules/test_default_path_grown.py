@@ -9,9 +9,7 @@ without it (a small rule the training rows support survives beside the concept).
 
 from __future__ import annotations
 
-import io
 import re
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,7 @@ from rulekit.learners import CARTClassifier
 from rulekit.rules import prune as prune_module
 from rulekit.rules import to_rules
 from rulekit.testing import concepts as C
-from tests.rules.helpers import fit_default
+from tests.rules.helpers import default_path_rules
 
 SEED = 22
 
@@ -63,16 +61,11 @@ def test_to_rules_marks_where_the_training_rows_start(monkeypatch):
 
 
 def test_the_default_cli_path_finds_the_concept(tmp_path: Path):
-    from rulekit.commands import rules
 
     concept, train, held = _data()
     for name, (X, y) in (("train", train), ("prune", held)):
         X.assign(y=y).to_csv(tmp_path / f"{name}.csv", index=False)
-    fit_default(tmp_path)
-    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-        rules.run(model=tmp_path / "m.json", prune_data=tmp_path / "prune.csv", dnf=True,
-                  order="first-hit", output=tmp_path / "r.rules")
-    rb = rulekit.load(tmp_path / "r.rules")
+    rb = default_path_rules(tmp_path)
     assert _found(concept, rb), rulekit.dsl.dumps(rb)
 
 

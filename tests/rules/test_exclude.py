@@ -6,9 +6,7 @@ generalisation dropped."""
 
 from __future__ import annotations
 
-import io
 import re
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
@@ -18,13 +16,12 @@ from hypothesis import strategies as st
 
 import rulekit
 import rulekit.dsl
-from rulekit.commands import rules
 from rulekit.rules import exclude
 from rulekit.rules.boxes import Box, NomSet
 from rulekit.rules.prune import _grown_extra, organize, ucf
 from rulekit.testing import concepts as C
 from tests.marks import lane_examples
-from tests.rules.helpers import NOMINAL_HEAD, fit_default, nominal_grid
+from tests.rules.helpers import NOMINAL_HEAD, default_path_rules, nominal_grid
 
 
 def _predict(rb, X) -> np.ndarray:
@@ -139,11 +136,7 @@ def test_the_default_path_finds_a_negated_test_the_generalisation_dropped(tmp_pa
     for name, n in (("train", 2000), ("prune", 700)):
         X, y = SHAPE.sample(n, rng)
         X.assign(y=y).to_csv(tmp_path / f"{name}.csv", index=False)
-    fit_default(tmp_path)
-    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-        rules.run(model=tmp_path / "m.json", prune_data=tmp_path / "prune.csv", dnf=True,
-                  order="first-hit", output=tmp_path / "r.rules")
-    rb = rulekit.load(tmp_path / "r.rules")
+    rb = default_path_rules(tmp_path)
     text = rulekit.dsl.dumps(rb)
     used = {f.name for f in rb.features if re.search(rf"\b{f.name}\b", text.split("\n\n", 1)[1])}
     assert C.recovered(SHAPE, rb.predict, used), text
