@@ -28,6 +28,7 @@ from rulekit.rules.stats import annotate
 from rulekit.rules.steps import Steps
 from rulekit.rules.tree_prune import reduced_error as _tree_rep
 from rulekit.rules.vote import vote_weights
+from rulekit.util import count
 
 
 def to_rules(model: Model | RuleBase, *, simplify: bool = True,
@@ -157,7 +158,9 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
             rb = _prune.organize(pruned, Xs, ys, mdl=False, positive=positive, min_rules=min_rules,
                                  grown_from=grown_from)
             if steps is not None:
-                steps.note(f"MDL left fewer than {min_rules} rules: chosen without it (--min-rules)")
+                steps.note(f"MDL left fewer than {count(min_rules, 'rule')}: chosen without it (--min-rules), "
+                           f"{count(len(rb.rules), 'rule')} kept" + ("" if rb.rules else
+                                                                     " (no rule was left to choose from)"))
         if prune == "reduced-error" and positive is None and _accuracy(rb, X, y) < _accuracy(pruned, X, y):
             rb = pruned  # reduced error never loses accuracy on its pruning set: keep its own order
         rb = _prune.drop_unseen_missing(rb, X, y)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rulekit
@@ -206,3 +207,18 @@ def test_default_cf_is_the_held_out_one_and_pessimistic_keeps_c45s(tmp_path, run
         texts[name] = (tmp_path / f"{name}.rules").read_text()
     assert texts["default"] == texts["0.5"] != texts["0.25"]
     assert texts["pess"] == texts["pess0.25"]
+
+
+def test_min_rules_says_when_no_rule_was_left_to_choose_from(tmp_path, run):
+    """Labels unrelated to the features: the tree prunes to its root, so choosing without MDL keeps no
+    rule either, and the step's line says so instead of implying rules came back."""
+    rng = np.random.default_rng(0)
+    for name, n in (("train", 300), ("prune", 100)):
+        X = rng.normal(size=(n, 3))
+        y = rng.choice(["a", "b"], size=n, p=[0.7, 0.3])
+        pd.DataFrame(X, columns=["x0", "x1", "x2"]).assign(y=y).to_csv(tmp_path / f"{name}.csv", index=False)
+    assert run("fit", "train.csv", "--target", "y", "-o", "m.json", cwd=tmp_path).returncode == 0
+    r = run("rules", "m.json", "--prune-data", "prune.csv", "--min-rules", "1", "-o", "r.rules", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "chosen without it (--min-rules), 0 rules kept (no rule was left to choose from)" in r.stderr, r.stderr
+    assert not rulekit.load(tmp_path / "r.rules").rules
