@@ -36,3 +36,8 @@ def round_significant(x: Decimal, digits: int, rounding) -> Decimal:
         return x
     exp = x.adjusted() - digits + 1
     return x.quantize(Decimal(1).scaleb(exp), rounding=rounding)
+
+
+def significant_digits(x: float) -> int:
+    """Significant digits of ``repr(x)`` (``2383.93`` has 6, ``9000000000.0`` has 1)."""
+    return len(Decimal(repr(x)).normalize().as_tuple().digits)

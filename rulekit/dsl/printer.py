@@ -26,6 +26,7 @@ from rulekit.dsl.literals import name, number, rule_id, typed
 from rulekit.dsl.stat_words import stats_text
 from rulekit.errors import ExportError
 from rulekit.rules.conditions import And, Compare, Conclusion, InSet, IsMissing, Linear, Not, Or, Rule
+from rulekit.util import significant_digits
 
 if TYPE_CHECKING:
     from rulekit.rules.base import RuleBase
@@ -160,13 +161,9 @@ def needs_fractions(rb: RuleBase) -> bool:
     concl = [r.conclusion for r in rb.rules] + ([rb.default] if rb.default is not None else [])
     for c in concl:
         if c.distribution is not None and len(c.distribution) == len(rb.classes):
-            if any(_digits(number(p)) > 4 for p in c.distribution):
+            if any(significant_digits(p) > 4 for p in c.distribution):
                 return True
     return False
-
-
-def _digits(text: str) -> int:
-    return len(text.split("e")[0].split("E")[0].replace("-", "").replace(".", "").strip("0"))
 
 
 def shares(ps, rows: int | None = None) -> list[str]:

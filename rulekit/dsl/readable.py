@@ -30,7 +30,7 @@ from rulekit.semantics import intervals
 from rulekit.rules.conditions import And, Compare, Not, Or
 from rulekit.rules.rewrite import rewrite
 from rulekit.dsl.stat_words import READABLE_KEYS
-from rulekit.util import round_significant
+from rulekit.util import round_significant, significant_digits
 
 if TYPE_CHECKING:
     from rulekit.rules.base import RuleBase
@@ -80,11 +80,6 @@ def short_threshold(op: str, t: float, precision: str) -> float:
     except (ValueError, OverflowError, ArithmeticError):
         return t
     return t
-
-
-def significant_digits(x: float) -> int:
-    """Significant digits of ``repr(x)`` (``2383.93`` has 6, ``9000000000.0`` has 1)."""
-    return len(Decimal(repr(x)).normalize().as_tuple().digits)
 
 
 def _canon(op: str, t: float, precision: str):
