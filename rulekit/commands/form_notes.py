@@ -5,7 +5,6 @@ scikit-learn extra, which `rulekit rules` on a model file does not."""
 
 from __future__ import annotations
 
-import math
 import shlex
 from pathlib import Path
 
@@ -24,6 +23,7 @@ def scorecard_note(rb, train, data, train_path: Path, na_values: str | None = No
 
     from rulekit.rules import scorecard
     from rulekit.rules.engine import matrix
+    from rulekit.rules.scorecard_support import clearly_better
     from rulekit.rules.pipeline import split_data
     from rulekit.rules.stats import class_codes
 
@@ -57,13 +57,6 @@ def affordable(rows: int, features: int, classes: int) -> bool:
     return 2 <= classes <= MAX_CLASSES and rows * max(1, features) * (classes - 1) ** 2 <= NOTE_CELLS
 
 
-def clearly_better(theirs, ours) -> bool:
-    """Per-row correctness ``theirs`` beats ``ours`` by a one-sided sign test at about 5% on the rows
-    where exactly one of them is right (and by at least 2 rows)."""
-    gain, loss = int((theirs & ~ours).sum()), int((ours & ~theirs).sum())
-    return gain - loss >= max(2.0, 1.645 * math.sqrt(gain + loss))
-
-
 def na_flag(na_values: str | None) -> str:
     return f" --na-values {shlex.quote(na_values)}" if na_values is not None else ""
 
@@ -78,6 +71,7 @@ def rule_list_note(X, y, terms: int, data: Path, target: str, na_values: str | N
 
     from rulekit.rules import scorecard, scorecard_support
     from rulekit.rules.estimator import sorted_classes
+    from rulekit.rules.scorecard_support import clearly_better
     from rulekit.rules.induction import RuleInducer
     from rulekit.rules.stats import class_codes
 

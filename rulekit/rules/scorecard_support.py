@@ -45,7 +45,7 @@ def warning(learner: Any, X: Any, y: Any) -> str | None:
 
 def clearly_better(card: np.ndarray, start: np.ndarray) -> bool:
     """Per-row correctness ``card`` beats ``start`` by a one-sided sign test at about 5% on the rows
-    where exactly one of them is right, and by at least 2 rows (the CLI's notes use the same test)."""
+    where exactly one of them is right, and by at least 2 rows (the CLI's form notes call it too)."""
     gain, loss = int((card & ~start).sum()), int((start & ~card).sum())
     return gain - loss >= max(2.0, 1.645 * math.sqrt(gain + loss))
 
