@@ -17,7 +17,10 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
     replaces one, else 0666 less the umask), not mkstemp's 0600; a symlink is followed, so the
     file it points at is replaced. Any failure is a one-line RulekitError and leaves no file.
     A path that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) is written to
-    directly: renaming over it would replace the device itself."""
+    directly: renaming over it would replace the device itself. ``-`` is standard output."""
+    if str(path) == "-":
+        to_stdout(data)
+        return
     p = check_output_path(path)
     mode = "wb" if isinstance(data, bytes) else "w"
     text_kw = {} if isinstance(data, bytes) else {"encoding": "utf-8", "newline": ""}
@@ -101,9 +104,22 @@ def check_distinct(output: str | Path | None, **inputs: str | Path | None) -> No
                                f"write the output somewhere else")
 
 
+def to_stdout(result: str | bytes) -> None:
+    """The artefact alone on stdout (binary ONNX as bytes), for pipes: ``-o - | psql``."""
+    if isinstance(result, bytes):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(result)
+        sys.stdout.buffer.flush()
+    else:
+        sys.stdout.write(result)
+        sys.stdout.flush()
+
+
 def is_stdout(path: str | Path) -> bool:
-    """True when ``path`` is the file stdout writes to (``-o /dev/stdout``): a 'wrote ...' line
-    printed there would land inside the artefact."""
+    """True when ``path`` is ``-`` or the file stdout writes to (``-o /dev/stdout``): a 'wrote ...'
+    line printed there would land inside the artefact."""
+    if str(path) == "-":
+        return True
     try:
         a, b = os.stat(path), os.fstat(sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
@@ -147,7 +163,7 @@ def sniff_source(text: str) -> str:
 def report_written(path: str | Path, detail: str = "", *, quiet: bool = False) -> None:
     """The one line every command prints on stderr after writing a file (unless quiet):
     ``wrote PATH (detail)``. stderr, so that stdout carries nothing but a command's output."""
-    if not quiet:
+    if not quiet and str(path) != "-":
         print(f"wrote {path}" + (f" ({detail})" if detail else ""), file=sys.stderr)
 
 

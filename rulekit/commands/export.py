@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 import warnings
 from pathlib import Path
 
 from rulekit import exporters, progress
 from rulekit.commands.source import describe, load_source
 from rulekit.errors import RulekitError
-from rulekit.fileio import check_distinct, check_output_path, report_warnings, report_written, write_atomic
+from rulekit.fileio import (check_distinct, check_output_path, report_warnings, report_written, to_stdout,
+                             write_atomic)
 from rulekit.util import count
 
 TARGET_NAMES = {"python": "a Python module", "onnx": "ONNX", "rules": "rules", "json": "a model file",
@@ -32,7 +32,7 @@ def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | No
     if isinstance(result, dict):
         return _write_tree(Path(output), result, target, quiet)
     if str(output) == "-":
-        _to_stdout(result)
+        to_stdout(result)
         return 0
     with progress.phase(f"writing {output}"):
         write_atomic(output, result)
@@ -79,14 +79,3 @@ def _write_tree(root: Path, files: dict, target: str, quiet: bool) -> int:
         write_atomic(path, text)
     report_written(root, f"{target} dbt model, {count(len(files), 'file')}", quiet=quiet)
     return 0
-
-
-def _to_stdout(result: str | bytes) -> None:
-    """The artefact alone on stdout (binary ONNX as bytes), for pipes: ``-o - | psql``."""
-    if isinstance(result, bytes):
-        sys.stdout.flush()
-        sys.stdout.buffer.write(result)
-        sys.stdout.buffer.flush()
-    else:
-        sys.stdout.write(result)
-        sys.stdout.flush()

@@ -13,6 +13,7 @@ from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_
 from rulekit.table import CsvColumns, check_columns, located, read_csv
 from rulekit.unseen_rows import note_unseen
 from rulekit.ir.model import Model
+from rulekit.dsl.basis import basis_comment, with_basis
 from rulekit.dsl.missing import with_missing_comment
 from rulekit.ir.modelfile_training import KEY, file_sha256, find_training_rows
 from rulekit.util import count
@@ -198,21 +199,6 @@ def _perfect_fit_note(trained_on: bool | None) -> str | None:
             "if these rows trained it, rows held out from fit prune better")
 
 
-def basis_comment(*, n_prune: int | None = None, n_train: int | None = None, dnf: bool = False,
-                  learned: str | None = None) -> str:
-    """The header comment that says which rows the numbers of a rules file count, where they differ:
-    ``{class: share}`` are the classes of the rows each rule decides (first hit), ``with N rows,
-    M correct`` the rows its condition holds on. ``learned``: DATA of ``--induce`` (both on its rows)."""
-    if learned is not None:
-        return (f"numbers counted on the {n_train:,} rows of {learned} the rules were learned from:\n"
-                "{class: share} of the rows each rule decides (the first rule that holds), "
-                "'with N rows' the rows its condition holds on")
-    shares = (f"the {n_prune:,} pruning rows" if dnf or n_train is None
-              else f"the {n_train:,} training and {n_prune:,} pruning rows")
-    return (f"{{class: share}}: classes of the rows each rule decides (the first rule that holds) among "
-            f"{shares};\n'with N rows, M correct': the {n_prune:,} pruning rows its condition holds on")
-
-
 def counted_rows(rb, data, train=None) -> tuple | None:
     """Per rule, then the default: how many rows of ``data`` (plus ``train``'s) it decides, first hit
     first, where its class shares are exactly those rows' class counts (else None), so that the
@@ -244,11 +230,6 @@ def counted_rows(rb, data, train=None) -> tuple | None:
             tuple(c.distribution) == tuple(float(v) for v in k / total)
         out.append(total if exact else None)
     return tuple(out)
-
-
-def with_basis(rb, line: str):
-    """``rb`` with :func:`basis_comment`'s ``line`` last among its header comments."""
-    return rb.model_copy(update={"comments": tuple(rb.comments) + (line,)})
 
 
 def _recorded_training(obj: Model, model: Path, output,

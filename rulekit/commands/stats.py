@@ -1,8 +1,9 @@
 """`rulekit stats RULES DATA -o RULES2`: recompute every rule's statistics on DATA.
 
 The target column is the rules file's declared target (``--target`` names another). Only the
-statistics clauses change (:mod:`rulekit.dsl.restat`); comments, blank lines and layout stay byte for
-byte; the statistics are rounded as rules files print them (4 significant digits) unless ``exact``.
+statistics clauses change (:mod:`rulekit.dsl.restat`), and the header comment ``rulekit rules`` writes
+to name the rows behind the numbers, which now names DATA (:mod:`rulekit.dsl.basis`); other comments,
+blank lines and layout stay byte for byte; the statistics are rounded as rules files print them (4 significant digits) unless ``exact``.
 The output is written whole or not at all; ``-o`` may name RULES itself (an in-place refresh).
 """
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from rulekit import progress
 from rulekit.commands.source import read_rules_text
+from rulekit.dsl.basis import refresh_basis
 from rulekit.dsl.restat import replace_stats, rule_stat_spans
 from rulekit.errors import DataError
 from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_written, write_atomic
@@ -51,7 +53,7 @@ def run(*, rules: Path, data: Path, output: str, target: str | None = None, exac
                         f"other columns: {have}", file=str(data), line=1)
     with progress.phase(f"computing statistics of {len(rb.rules):,} rules"), located(columns, rb.features):
         new = refresh(rb, columns, columns[col])
-    out = replace_stats(text, new, spans, exact=exact)
+    out = refresh_basis(replace_stats(text, new, spans, exact=exact), len(columns[col]), str(data))
     write_atomic(output, out)
     if not quiet and not is_stdout(output):
         report_written(output, f"statistics of {count(len(rb.rules), 'rule')} on "

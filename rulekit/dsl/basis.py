@@ -1,0 +1,57 @@
+"""The header comment that says which rows a rules file's numbers count, and its refresh.
+
+``rulekit rules`` writes it where the shares and the ``with N rows`` counts come from different rows
+(pruning rows, training and pruning rows, the rows ``--induce`` learned from); ``rulekit stats``
+recomputes every number on other rows, so it rewrites this comment (and only this one) to name them:
+a comment that named the old rows would be a wrong statement about the new numbers.
+"""
+
+from __future__ import annotations
+
+SHARES_HEAD = "{class: share}: classes of the rows each rule decides (the first rule that holds) among "
+WITH_HEAD = "'with N rows, M correct': "
+LEARNED_HEAD = "numbers counted on the "
+LEARNED_NEXT = "{class: share} of the rows each rule decides"
+
+
+def basis_comment(*, n_prune: int | None = None, n_train: int | None = None, dnf: bool = False,
+                  learned: str | None = None) -> str:
+    """The comment for ``rulekit rules``: ``{class: share}`` are the classes of the rows each rule
+    decides (first hit), ``with N rows, M correct`` the rows its condition holds on. ``learned``:
+    DATA of ``--induce`` (both on its rows)."""
+    if learned is not None:
+        return (f"{LEARNED_HEAD}{n_train:,} rows of {learned} the rules were learned from:\n"
+                f"{LEARNED_NEXT} (the first rule that holds), 'with N rows' the rows its condition holds on")
+    shares = (f"the {n_prune:,} pruning rows" if dnf or n_train is None
+              else f"the {n_train:,} training and {n_prune:,} pruning rows")
+    return f"{SHARES_HEAD}{shares};\n{WITH_HEAD}the {n_prune:,} pruning rows its condition holds on"
+
+
+def refreshed_comment(n_rows: int, source: str) -> str:
+    """The comment for numbers ``rulekit stats`` computed on the ``n_rows`` rows of ``source``."""
+    return f"{SHARES_HEAD}the {n_rows:,} rows of {source};\n{WITH_HEAD}the {n_rows:,} rows of {source} its condition holds on"
+
+
+def with_basis(rb, line: str):
+    """``rb`` with ``line`` (a :func:`basis_comment`) last among its header comments."""
+    return rb.model_copy(update={"comments": tuple(rb.comments) + (line,)})
+
+
+def refresh_basis(text: str, n_rows: int, source: str) -> str:
+    """``text`` with its basis comment (two ``#`` lines as :func:`basis_comment` writes them, among the
+    comment lines that open the file) replaced by :func:`refreshed_comment`; other bytes unchanged,
+    and ``text`` itself where there is none (a person's own comments are theirs)."""
+    lines = text.splitlines(keepends=True)
+    for i in range(len(lines) - 1):
+        first, second = lines[i].lstrip(), lines[i + 1].lstrip()
+        if not first.startswith("#"):
+            if first.strip():
+                break
+            continue
+        a, b = first[1:].strip(), second[1:].strip() if second.startswith("#") else ""
+        if (a.startswith(SHARES_HEAD) and b.startswith(WITH_HEAD)) or \
+                (a.startswith(LEARNED_HEAD) and b.startswith(LEARNED_NEXT)):
+            end = lines[i + 1][len(lines[i + 1].rstrip("\r\n")):] or "\n"
+            new = "".join(f"# {part}{end}" for part in refreshed_comment(n_rows, source).split("\n"))
+            return "".join(lines[:i]) + new + "".join(lines[i + 2:])
+    return text

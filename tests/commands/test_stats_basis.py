@@ -1,0 +1,75 @@
+"""`rulekit stats` renames the rows behind the numbers in the header comment `rulekit rules` writes
+(it named the pruning rows, and went stale after a refresh on other data); ``-o -`` is standard
+output for every command that writes a file (`rules` and `stats` wrote a file named '-')."""
+
+import numpy as np
+import pytest
+
+from rulekit.cli import main
+from rulekit.dsl.basis import refresh_basis
+
+
+def run_cli(args, capsys):
+    with pytest.raises(SystemExit) as ex:
+        main([str(a) for a in args])
+    out = capsys.readouterr()
+    return ex.value.code, out.out, out.err
+
+
+@pytest.fixture
+def files(tmp_path):
+    rng = np.random.default_rng(4)
+    n = 420
+    a, b = rng.integers(0, 60, n), rng.choice(["x", "y", "z"], n)
+    y = np.where((a > 25) & (b != "z"), "yes", "no")
+    lines = ["a,b,y"] + [f"{a[i]},{b[i]},{y[i]}" for i in range(n)]
+    paths = {}
+    for name, part in (("train", lines[1:250]), ("prune", lines[250:370]), ("other", lines[370:])):
+        paths[name] = tmp_path / f"{name}.csv"
+        paths[name].write_text("\n".join([lines[0]] + part) + "\n")
+    return paths
+
+
+def test_stats_names_the_new_rows(tmp_path, capsys, files):
+    model, rules, out = tmp_path / "m.json", tmp_path / "r.rules", tmp_path / "r2.rules"
+    assert run_cli(["fit", files["train"], "--target", "y", "-o", model], capsys)[0] == 0
+    assert run_cli(["rules", model, "--prune-data", files["prune"], "--dnf", "-o", rules], capsys)[0] == 0
+    before = rules.read_text()
+    assert "the 120 pruning rows" in before
+    edited = ("# my own note: the 120 pruning rows\n" + before).replace("\n", "\r\n")
+    rules.write_text(edited, newline="")
+    assert run_cli(["stats", rules, files["other"], "-o", out], capsys)[0] == 0
+    after = out.read_bytes().decode()
+    assert "pruning rows its condition" not in after
+    assert "among the 51 rows of " in after and f"the 51 rows of {files['other']} its condition holds on\r\n" in after
+    assert after.startswith("# my own note: the 120 pruning rows\r\n")  # a person's comment is theirs
+    assert after.count("\r\n") == edited.count("\r\n") and "\n" not in after.replace("\r\n", "")
+
+
+def test_stats_names_the_new_rows_of_induced_rules(tmp_path, capsys, files):
+    rules = tmp_path / "i.rules"
+    assert run_cli(["rules", files["train"], "--target", "y", "--induce", "-o", rules], capsys)[0] == 0
+    assert "rules were learned from" in rules.read_text()
+    code, text, _ = run_cli(["stats", rules, files["prune"], "-o", "-"], capsys)
+    assert code == 0 and "learned from" not in text
+    assert text.startswith(f"# {{class: share}}: classes of the rows each rule decides (the first rule that "
+                           f"holds) among the 120 rows of {files['prune']};\n")
+
+
+def test_text_without_the_comment_is_unchanged():
+    text = "# numbers counted on my own terms\nrulebase r\n# {class: share}: classes of the rows each rule " \
+           "decides (the first rule that holds) among 3 rows;\n# 'with N rows, M correct': 3 rows\n"
+    assert refresh_basis(text, 9, "d.csv") == text  # only the comments that open the file
+
+
+@pytest.mark.parametrize("command", ["rules", "stats", "fit"])
+def test_dash_is_standard_output(tmp_path, capsys, files, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    model, rules = tmp_path / "m.json", tmp_path / "r.rules"
+    assert run_cli(["fit", files["train"], "--target", "y", "-o", model], capsys)[0] == 0
+    assert run_cli(["rules", model, "-o", rules], capsys)[0] == 0
+    args = {"rules": ["rules", model, "-o", "-"], "stats": ["stats", rules, files["other"], "-o", "-"],
+            "fit": ["fit", files["train"], "--target", "y", "-o", "-"]}[command]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0 and not (tmp_path / "-").exists()
+    assert out.startswith("{" if command == "fit" else "rulebase") and "wrote -" not in err
