@@ -32,6 +32,7 @@ moves the shared context to its own module first (session 5 left it; docs/rules.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from rulekit.errors import RulekitError
-from rulekit.rules import engine, exclude, join
+from rulekit.rules import engine, exclude, join, widen
 from rulekit.rules.base import Conclusion, Rule, RuleBase
 from rulekit.rules.outcomes import class_index
 from rulekit.rules.boxes import (HIGH, LOW, UNSEEN, Box, LiteralSchema, NomSet, NumSet, TooComplex, box_condition,
@@ -379,14 +380,17 @@ def _organize(rb: RuleBase, X: Any, y: Any, mdl: bool, positive: Any, theory_wei
 
 def _joined(ctx: _Ctx, lst: list, good: np.ndarray, pruning: np.ndarray) -> list:
     """One class's joined candidates (:mod:`rulekit.rules.join`) as candidates of this module."""
-    def member(box: Box) -> np.ndarray:
-        rows = [ctx.ev.member(k, c) for k, c in box.items.items()]
-        return np.logical_and.reduce(rows) if rows else np.ones(ctx.ev.n, bool)
-
     out = []
-    for i, box, m, _, _ in join.joins([cd[3] for cd in lst], [cd[2] for cd in lst], good, pruning, ucf, member):
+    for i, box, m, _, _ in join.joins([cd[3] for cd in lst], [cd[2] for cd in lst], good, pruning, ucf,
+                                      lambda box: _box_rows(ctx, box)):
         out.append((_with_box(ctx, lst[i][0], box), lst[i][1], m, box))
     return out
+
+
+def _box_rows(ctx: _Ctx, box: Box) -> np.ndarray:
+    """The rows a box holds on."""
+    rows = [ctx.ev.member(k, c) for k, c in box.items.items()]
+    return np.logical_and.reduce(rows) if rows else np.ones(ctx.ev.n, bool)
 
 
 def _shortest_list(ctx: _Ctx, by_class: dict, order: list, ordered: list, default: int, stats: dict,
@@ -574,7 +578,8 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float,
     """Drop single conditions (or whole rules) while the class's description length shrinks
     (``grown``: the rows that grew the rules, their errors counted pessimistically). With ``grown``
     (the default path) a rule may also lose one value of a nominal feature whose cell is mostly
-    another class (:mod:`rulekit.rules.exclude`): dropping never takes such a cell out again."""
+    another class (:mod:`rulekit.rules.exclude`): dropping never takes such a cell out again; or
+    gain one whose cell is mostly its class (:mod:`rulekit.rules.widen`)."""
     lst = list(lst)
     if not lst:
         return lst
@@ -644,8 +649,9 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float,
 
 def _best_exclusion(ctx: _Ctx, best: tuple, good: np.ndarray, stats: dict, w: float, grown: np.ndarray,
                     rules: tuple, boxes: list) -> tuple:
-    """``best`` or a cheaper move that takes one value of a nominal feature out of a rule
-    (``rules``: the lists (matches, theory, extra, alive))."""
+    """``best`` or a cheaper move that takes one value of a nominal feature out of a rule or puts
+    one into its set test (:mod:`rulekit.rules.widen`; ``rules``: the lists (matches, theory,
+    extra, alive))."""
     matches, _, _, alive = rules
     nominal = [(k, ctx.schema.size(k)) for k, f in enumerate(ctx.schema.features) if f.kind == "nominal"]
 
@@ -660,7 +666,11 @@ def _best_exclusion(ctx: _Ctx, best: tuple, good: np.ndarray, stats: dict, w: fl
         if not alive[j] or boxes[j] is None:
             continue
         alone = covers == matches[j]  # no other alive rule of the class matches
-        for box, m in exclude.narrowed(boxes[j], matches[j], alone, good, grown, nominal, ctx.ev.column, rate):
+        moves = itertools.chain(
+            exclude.narrowed(boxes[j], matches[j], alone, good, grown, nominal, ctx.ev.column, rate),
+            widen.widened(boxes[j], matches[j], covers == 0, good, grown, ctx.ev.column,
+                          lambda box: _box_rows(ctx, box), rate))
+        for box, m in moves:
             t_new = _theory_bits(box, stats)
             x_new = _grown_extra(m, good, grown)
             c = _cost_of(rules, good, w, (), j, (m, t_new, x_new))
