@@ -85,6 +85,14 @@ class CsvColumns(dict):
     lines: list[int]  # the line each data row starts on (1-based; the header is line 1)
 
 
+def rows_of(columns: CsvColumns, keep: Sequence[int]) -> CsvColumns:
+    """The rows ``keep`` of ``columns``, still naming their file and lines."""
+    out = CsvColumns({k: [v[i] for i in keep] for k, v in columns.items()})
+    out.path, out.header = columns.path, columns.header
+    out.lines = [columns.lines[i] for i in keep]
+    return out
+
+
 def read_csv(path: str | Path, na_values: Iterable[str] | str | None = None) -> CsvColumns:
     """Read a comma-separated file with a header row; one-line errors with FILE:LINE for a missing
     or unreadable file, an empty or duplicated header, a row with the wrong number of fields.

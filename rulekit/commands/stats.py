@@ -2,13 +2,15 @@
 
 The target column is the rules file's declared target (``--target`` names another). Only the
 statistics clauses change (:mod:`rulekit.dsl.restat`), and the header comment ``rulekit rules`` writes
-to name the rows behind the numbers, which now names DATA (:mod:`rulekit.dsl.basis`); other comments,
+to name the rows behind the numbers, whose ``with N rows`` half now names DATA (:mod:`rulekit.dsl.basis`;
+class shares are probabilities, not statistics, and stay); other comments,
 blank lines and layout stay byte for byte; the statistics are rounded as rules files print them (4 significant digits) unless ``exact``.
 The output is written whole or not at all; ``-o`` may name RULES itself (an in-place refresh).
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +24,7 @@ from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_
 from rulekit.rules.base import RuleBase
 from rulekit.rules.pipeline import split_data
 from rulekit.rules.stats import annotate
-from rulekit.table import check_columns, located, read_csv
+from rulekit.table import check_columns, located, read_csv, rows_of
 from rulekit.unseen_rows import note_unseen
 from rulekit.util import count
 
@@ -51,6 +53,7 @@ def run(*, rules: Path, data: Path, output: str, target: str | None = None, exac
         have = ", ".join(repr(c) for c in columns if c not in {f.name for f in rb.features}) or "none"
         raise DataError(f"no target column {col!r} (the rules' target; name another with --target); "
                         f"other columns: {have}", file=str(data), line=1)
+    columns = _with_target(columns, col, data, quiet)
     with progress.phase(f"computing statistics of {len(rb.rules):,} rules"), located(columns, rb.features):
         new = refresh(rb, columns, columns[col])
     out = refresh_basis(replace_stats(text, new, spans, exact=exact), len(columns[col]), str(data))
@@ -59,3 +62,15 @@ def run(*, rules: Path, data: Path, output: str, target: str | None = None, exac
         report_written(output, f"statistics of {count(len(rb.rules), 'rule')} on "
                                f"{count(len(columns[col]), 'row')}")
     return 0
+
+
+def _with_target(columns, col: str, data: Path, quiet: bool):
+    """The rows of ``columns`` with a target value, with a note on the others (as ``fit`` and
+    ``diff`` leave them out): a row with no known class is no rule's error."""
+    keep = [i for i, v in enumerate(columns[col]) if v is not None and v != ""]
+    if not keep:
+        raise DataError(f"the target column {col!r} is empty", file=str(data))
+    if len(keep) < len(columns[col]) and not quiet:
+        print(f"rulekit: note: {len(columns[col]) - len(keep):,} row(s) of {data} without a {col!r} value "
+              f"not counted", file=sys.stderr)
+    return columns if len(keep) == len(columns[col]) else rows_of(columns, keep)

@@ -27,9 +27,9 @@ def basis_comment(*, n_prune: int | None = None, n_train: int | None = None, dnf
     return f"{SHARES_HEAD}{shares};\n{WITH_HEAD}the {n_prune:,} pruning rows its condition holds on"
 
 
-def refreshed_comment(n_rows: int, source: str) -> str:
-    """The comment for numbers ``rulekit stats`` computed on the ``n_rows`` rows of ``source``."""
-    return f"{SHARES_HEAD}the {n_rows:,} rows of {source};\n{WITH_HEAD}the {n_rows:,} rows of {source} its condition holds on"
+def refreshed_with(n_rows: int, source: str) -> str:
+    """The ``with N rows`` line for statistics ``rulekit stats`` computed on ``n_rows`` rows of ``source``."""
+    return f"{WITH_HEAD}the {n_rows:,} rows of {source} its condition holds on"
 
 
 def with_basis(rb, line: str):
@@ -38,9 +38,11 @@ def with_basis(rb, line: str):
 
 
 def refresh_basis(text: str, n_rows: int, source: str) -> str:
-    """``text`` with its basis comment (two ``#`` lines as :func:`basis_comment` writes them, among the
-    comment lines that open the file) replaced by :func:`refreshed_comment`; other bytes unchanged,
-    and ``text`` itself where there is none (a person's own comments are theirs)."""
+    """``text`` with the ``with N rows`` half of its basis comment (two ``#`` lines as
+    :func:`basis_comment` writes them, among the comment lines that open the file) naming the
+    ``n_rows`` rows of ``source`` (:func:`refreshed_with`). The shares half stays: ``stats`` does
+    not change a rule's class shares (they are its probabilities). Other bytes are unchanged, and
+    ``text`` itself is returned where there is no such comment (a person's own comments are theirs)."""
     lines = text.splitlines(keepends=True)
     for i in range(len(lines) - 1):
         first, second = lines[i].lstrip(), lines[i + 1].lstrip()
@@ -49,9 +51,13 @@ def refresh_basis(text: str, n_rows: int, source: str) -> str:
                 break
             continue
         a, b = first[1:].strip(), second[1:].strip() if second.startswith("#") else ""
-        if (a.startswith(SHARES_HEAD) and b.startswith(WITH_HEAD)) or \
-                (a.startswith(LEARNED_HEAD) and b.startswith(LEARNED_NEXT)):
-            end = lines[i + 1][len(lines[i + 1].rstrip("\r\n")):] or "\n"
-            new = "".join(f"# {part}{end}" for part in refreshed_comment(n_rows, source).split("\n"))
-            return "".join(lines[:i]) + new + "".join(lines[i + 2:])
+        end = lines[i + 1][len(lines[i + 1].rstrip("\r\n")):] or "\n"
+        if a.startswith(SHARES_HEAD) and b.startswith(WITH_HEAD):
+            shares = a
+        elif a.startswith(LEARNED_HEAD) and b.startswith(LEARNED_NEXT):
+            rows = a[len(LEARNED_HEAD):].rstrip(":")  # "500 rows of d.csv the rules were learned from"
+            shares = f"{SHARES_HEAD}the {rows};"
+        else:
+            continue
+        return "".join(lines[:i]) + f"# {shares}{end}# {refreshed_with(n_rows, source)}{end}" + "".join(lines[i + 2:])
     return text

@@ -1,6 +1,8 @@
-"""`rulekit stats` renames the rows behind the numbers in the header comment `rulekit rules` writes
-(it named the pruning rows, and went stale after a refresh on other data); ``-o -`` is standard
-output for every command that writes a file (`rules` and `stats` wrote a file named '-')."""
+"""`rulekit stats` renames the rows behind the statistics in the header comment `rulekit rules` writes
+(it named the pruning rows, and went stale after a refresh on other data) and keeps the rows behind
+the class shares (stats does not change them); rows without a target are not counted as errors
+(audit items); ``-o -`` is standard output for every command that writes a file (`rules` and
+`stats` wrote a file named '-')."""
 
 import numpy as np
 import pytest
@@ -41,7 +43,8 @@ def test_stats_names_the_new_rows(tmp_path, capsys, files):
     assert run_cli(["stats", rules, files["other"], "-o", out], capsys)[0] == 0
     after = out.read_bytes().decode()
     assert "pruning rows its condition" not in after
-    assert "among the 51 rows of " in after and f"the 51 rows of {files['other']} its condition holds on\r\n" in after
+    assert "among the 120 pruning rows;\r\n" in after  # the shares are still those rows'
+    assert f"\r\n# 'with N rows, M correct': the 51 rows of {files['other']} its condition holds on\r\n" in after
     assert after.startswith("# my own note: the 120 pruning rows\r\n")  # a person's comment is theirs
     assert after.count("\r\n") == edited.count("\r\n") and "\n" not in after.replace("\r\n", "")
 
@@ -51,9 +54,23 @@ def test_stats_names_the_new_rows_of_induced_rules(tmp_path, capsys, files):
     assert run_cli(["rules", files["train"], "--target", "y", "--induce", "-o", rules], capsys)[0] == 0
     assert "rules were learned from" in rules.read_text()
     code, text, _ = run_cli(["stats", rules, files["prune"], "-o", "-"], capsys)
-    assert code == 0 and "learned from" not in text
+    assert code == 0
     assert text.startswith(f"# {{class: share}}: classes of the rows each rule decides (the first rule that "
-                           f"holds) among the 120 rows of {files['prune']};\n")
+                           f"holds) among the 249 rows of {files['train']} the rules were learned from;\n"
+                           f"# 'with N rows, M correct': the 120 rows of {files['prune']} its condition holds on\n")
+
+
+def test_rows_without_a_target_are_not_errors(tmp_path, capsys, files):
+    rules, out = tmp_path / "i.rules", tmp_path / "o.rules"
+    assert run_cli(["rules", files["train"], "--target", "y", "--induce", "-o", rules], capsys)[0] == 0
+    lines = files["prune"].read_text().splitlines()
+    blank = tmp_path / "blank.csv"
+    blank.write_text("\n".join(lines + [row.rsplit(",", 1)[0] + "," for row in lines[1:41]]) + "\n")
+    code, _, err = run_cli(["stats", rules, files["prune"], "-o", out], capsys)
+    plain = out.read_text()
+    code2, _, err2 = run_cli(["stats", rules, blank, "-o", out], capsys)
+    assert code == code2 == 0 and "40 row(s)" in err2 and "not counted" in err2
+    assert out.read_text().replace(str(blank), str(files["prune"])) == plain  # the same numbers
 
 
 def test_text_without_the_comment_is_unchanged():
