@@ -13,7 +13,7 @@ from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_
 from rulekit.table import CsvColumns, check_columns, located, read_csv
 from rulekit.unseen_rows import note_unseen
 from rulekit.ir.model import Model
-from rulekit.dsl.basis import basis_comment, with_basis
+from rulekit.dsl.basis import basis_comment, scorecard_comment, with_basis
 from rulekit.dsl.missing import with_missing_comment
 from rulekit.ir.modelfile_training import KEY, file_sha256, find_training_rows
 from rulekit.util import count
@@ -344,7 +344,7 @@ def _scorecard(*, data: Path, target: str | None, output: Path, quiet: bool, dnf
         raise RulekitError(f"{data}: {rows} class {y.tolist()[0]!r}: a scorecard needs two classes or more")
     with progress.phase(f"learning a scorecard from {data}"):
         learner = ScorecardLearner(max_terms=terms if terms is not None else MAX_TERMS).fit(X, y)
-        rb = learner.rule_base_
+        rb = with_basis(learner.rule_base_, scorecard_comment(len(y), str(data)))
     label = rb.default.label if rb.default is not None else None
     acc = sum(a == b for a, b in zip(learner.predict(X).tolist(), list(y))) / len(y)
     if not quiet:

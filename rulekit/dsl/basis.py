@@ -27,6 +27,11 @@ def basis_comment(*, n_prune: int | None = None, n_train: int | None = None, dnf
     return f"{SHARES_HEAD}{shares};\n{WITH_HEAD}the {n_prune:,} pruning rows its condition holds on"
 
 
+def scorecard_comment(n_rows: int, source: str) -> str:
+    """The comment for ``rulekit rules DATA --scorecard`` (a weight is no share: only the counts)."""
+    return f"{WITH_HEAD}the {n_rows:,} rows of {source} the card was learned from that its condition holds on"
+
+
 def refreshed_with(n_rows: int, source: str) -> str:
     """The ``with N rows`` line for statistics ``rulekit stats`` computed on ``n_rows`` rows of ``source``."""
     return f"{WITH_HEAD}the {n_rows:,} rows of {source} its condition holds on"
@@ -38,20 +43,23 @@ def with_basis(rb, line: str):
 
 
 def refresh_basis(text: str, n_rows: int, source: str) -> str:
-    """``text`` with the ``with N rows`` half of its basis comment (two ``#`` lines as
-    :func:`basis_comment` writes them, among the comment lines that open the file) naming the
-    ``n_rows`` rows of ``source`` (:func:`refreshed_with`). The shares half stays: ``stats`` does
-    not change a rule's class shares (they are its probabilities). Other bytes are unchanged, and
-    ``text`` itself is returned where there is no such comment (a person's own comments are theirs)."""
+    """``text`` with the ``with N rows`` half of its basis comment (the two ``#`` lines
+    :func:`basis_comment` writes, or :func:`scorecard_comment`'s one, among the comment lines that
+    open the file) naming the ``n_rows`` rows of ``source`` (:func:`refreshed_with`). The shares half
+    stays: ``stats`` does not change a rule's class shares (they are its probabilities). Other bytes
+    are unchanged, and ``text`` itself is returned where there is no such comment (a person's own
+    comments are theirs)."""
     lines = text.splitlines(keepends=True)
-    for i in range(len(lines) - 1):
-        first, second = lines[i].lstrip(), lines[i + 1].lstrip()
-        if not first.startswith("#"):
-            if first.strip():
+    said = [line.lstrip()[1:].strip() if line.lstrip().startswith("#") else None for line in lines]
+    for i, line in enumerate(lines):
+        if said[i] is None:
+            if line.strip():
                 break
             continue
-        a, b = first[1:].strip(), second[1:].strip() if second.startswith("#") else ""
-        end = lines[i + 1][len(lines[i + 1].rstrip("\r\n")):] or "\n"
+        end = line[len(line.rstrip("\r\n")):] or "\n"
+        a, b = said[i], (said[i + 1] if i + 1 < len(lines) else None) or ""
+        if a.startswith(WITH_HEAD):  # a scorecard's one line
+            return "".join(lines[:i]) + f"# {refreshed_with(n_rows, source)}{end}" + "".join(lines[i + 1:])
         if a.startswith(SHARES_HEAD) and b.startswith(WITH_HEAD):
             shares = a
         elif a.startswith(LEARNED_HEAD) and b.startswith(LEARNED_NEXT):

@@ -90,3 +90,14 @@ def test_dash_is_standard_output(tmp_path, capsys, files, monkeypatch, command):
     code, out, err = run_cli(args, capsys)
     assert code == 0 and not (tmp_path / "-").exists()
     assert out.startswith("{" if command == "fit" else "rulebase") and "wrote -" not in err
+
+
+def test_scorecard_says_which_rows_and_stats_renames_them(tmp_path, capsys, files):
+    card = tmp_path / "s.rules"
+    assert run_cli(["rules", files["train"], "--target", "y", "--scorecard", "-o", card], capsys)[0] == 0
+    text = card.read_text()
+    assert text.startswith(f"# 'with N rows, M correct': the 249 rows of {files['train']} the card was learned "
+                           f"from that its condition holds on\nrulebase")
+    code, out, _ = run_cli(["stats", card, files["prune"], "-o", "-"], capsys)
+    assert code == 0 and out.startswith(f"# 'with N rows, M correct': the 120 rows of {files['prune']} its "
+                                        f"condition holds on\nrulebase")

@@ -567,7 +567,7 @@ def test_cli_hostile_names_end_to_end(tmp_path, run):
     assert {r.condition.feature for r in rb.rules} == set(HOSTILE)
     back = pd.read_csv(tmp_path / "data.csv")
     want = ScorecardLearner().fit(back.drop(columns="the class"), back["the class"]).rule_base_
-    assert dsl.dumps(rb) == dsl.dumps(want.model_copy(update={"target": rb.target}))
+    assert dsl.dumps(rb) == dsl.dumps(want.model_copy(update={"target": rb.target, "comments": rb.comments}))
 
 
 # --- 8. backends ------------------------------------------------------------------------------------
