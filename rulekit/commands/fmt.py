@@ -35,7 +35,8 @@ def run(rules_file: str | Path, check: bool = False, *, exact: bool = False, exp
         print(f"rulekit: {rules_file}: not formatted: fix the errors above first", file=sys.stderr)
         return 2
     try:
-        new = dsl.dumps(parsed.rulebase, exact=exact, expand_missing=expand_missing)
+        new = dsl.dumps(parsed.rulebase, exact=exact, expand_missing=expand_missing,
+                        share_rows=parsed.share_rows)
     except RulekitError as err:
         print(f"rulekit: {rules_file}: {err}", file=sys.stderr)
         return 2

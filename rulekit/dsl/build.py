@@ -68,6 +68,7 @@ class RuleBaseBuilder(HeaderCallbacks, ConditionCallbacks, ConclusionCallbacks, 
         if stats is not None:
             kw["stats"] = stats
         self.rules.append(Rule(**kw))
+        self.share_rows.append(self.written_rows(concl))
         self.rule_pos.append((first.line, first.column))
         self.lit_pos.append(self.lits)
         self.lits = []

@@ -14,15 +14,34 @@ from rulekit.rules.base import Conclusion
 
 class _Dist(list):
     tok = None  # the '[' ... first number, for errors
+    rows = None  # the one denominator its shares are written over (``{no: 10/215, yes: 205/215}``)
 
 
 class _Fraction:
-    """A probability written ``a/b`` (its float64 quotient)."""
+    """A probability written ``a/b`` (its float64 quotient; ``b`` kept as a formatting hint)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "den")
 
-    def __init__(self, value: float):
+    def __init__(self, value: float, den=None):
         self.value = value
+        self.den = den
+
+
+def written_over(named) -> int | None:
+    """The denominator every nonzero share of a distribution is written over, when they all share
+    one whole one (``{no: 0, yes: 205/215}`` -> 215); else None. ``fmt`` prints the shares over it
+    again, so that counts written by ``rulekit rules`` are not reduced (``279/285``, not ``93/95``)."""
+    dens = set()
+    for _, _, p, den in named:
+        if den is None:
+            if p != 0.0:
+                return None
+            continue
+        dens.add(den)
+    if len(dens) != 1:
+        return None
+    den, = dens
+    return int(den) if float(den).is_integer() and den > 0 else None
 
 
 class _Val:
@@ -99,7 +118,8 @@ class ConclusionCallbacks(BuildState):
                             "(write [p1, p2, ...] in class order)")
             return d
         got: dict = {}
-        for label, tok, p in c:
+        d.rows = written_over(c)
+        for label, tok, p, _ in c:
             key = typed_key(label)
             if key not in self.class_keys:
                 if id(tok) not in self.bad:
@@ -119,10 +139,10 @@ class ConclusionCallbacks(BuildState):
         toks = [t for t in c if t is not None]
         if type(toks[-1]) is _Fraction:
             (label, tok), = self.typed_literals(toks[:-1])
-            return label, tok, toks[-1].value
+            return label, tok, toks[-1].value, toks[-1].den
         n = 2 if len(toks) >= 3 and toks[-2].type == "ADDOP" else 1
         (label, tok), = self.typed_literals(toks[:-n])
-        return label, tok, self.numbers(toks[-n:])[0][0]
+        return label, tok, self.numbers(toks[-n:])[0][0], None
 
     def fraction(self, c):
         num, den = (t for t in c if t is not None and getattr(t, "type", None) == "NUMBER")
@@ -130,7 +150,7 @@ class ConclusionCallbacks(BuildState):
         if b == 0:
             self.err(den, "a fraction's denominator is 0")
             return _Fraction(math.nan)
-        return _Fraction(a / b)
+        return _Fraction(a / b, b)
 
     def value_part(self, c):
         v, tok = self.numbers(c)[0]
@@ -138,6 +158,11 @@ class ConclusionCallbacks(BuildState):
 
     def literal_set(self, c):
         return self.typed_literals(c)
+
+    @staticmethod
+    def written_rows(raw) -> int | None:
+        """The denominator a raw conclusion's shares are all written over (:func:`written_over`)."""
+        return raw[3].rows if raw is not None and raw[0] == "parts" and type(raw[3]) is _Dist else None
 
     def conclusion_of(self, raw) -> Conclusion:
         if raw[0] == "nothing":

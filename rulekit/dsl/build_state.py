@@ -60,6 +60,7 @@ class BuildState:
         self.seen: dict[str, int] = {}  # header statement -> line
         self.rules: list[Rule] = []
         self.rule_pos: list[tuple[int, int]] = []
+        self.share_rows: list[int | None] = []  # per rule: the denominator its shares are written over
         self.lit_pos: list[list[tuple[int, int, int]]] = []
         self.lits: list[tuple[int, int, int]] = []
         self.stmts: list[tuple[int, str, int]] = []  # (start offset, kind, rule index or -1)

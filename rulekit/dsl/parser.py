@@ -54,6 +54,9 @@ class Parsed:
     #: per rule, per test in reading order: (line, column, width) of its feature name
     literal_pos: list[list[tuple[int, int, int]]] = field(default_factory=list)
     header_lines: dict[str, int] = field(default_factory=dict)  # header statement ('default', ...) -> line
+    #: per rule, then the default: the one denominator its class shares are written over, or None
+    #: (a formatting hint: ``fmt`` writes ``279/285`` again, not ``93/95``)
+    share_rows: tuple = ()
 
     def lines_of(self) -> list[str]:
         return source_lines(self.text)
@@ -223,7 +226,9 @@ def parse(text: str, *, file: str | None = None) -> Parsed:
             if rb is not None and comments:
                 rb = _attach(rb, b, comments)
             errors = sorted(b.errors, key=lambda d: (d.line, d.column))
-            return Parsed(rb if not errors else None, errors, file, text, b.rule_pos, b.lit_pos, dict(b.seen))
+            share_rows = (*b.share_rows, b.written_rows(b.default_raw))
+            return Parsed(rb if not errors else None, errors, file, text, b.rule_pos, b.lit_pos, dict(b.seen),
+                          share_rows)
         finally:
             if gc_was_on:
                 gc.enable()
