@@ -3,7 +3,7 @@
 A scorecard is a default (points per class to start from) and a few rules of one test each
 (``x <= t``, ``x > t``, ``a = v``); every rule that holds adds its weight to its class, and the
 class with the most points wins. It is what a credit scorecard or a clinical risk score is, and the
-additive form the best rule ensembles reach (RuleFit), with a fixed small number of tests to read.
+additive form the best rule ensembles reach (RuleFit), with a small number of tests to read.
 
 Learning (forward selection with a full refit, "totally corrective" boosting of one-test rules):
 each round scores every candidate test by the fall of the penalised loss one Newton step on its
@@ -12,13 +12,13 @@ weight would bring (second-order boosting, as LogitBoost and XGBoost choose): pe
 and ``g = y - p`` the residuals of the current logistic (softmax for more than two classes)
 model. It adds the best test not yet chosen and refits the weights of all chosen tests and the
 intercepts by L2-penalised maximum likelihood (:mod:`rulekit.rules.logistic`: Newton's method,
-penalty ``1 / (2 l2)`` on the weights, none on the intercepts). It stops at ``max_terms`` tests; then
-each chosen test in turn is exchanged for the best other test against the model without it when
-the refit's penalised loss falls (at most :data:`SWEEPS` passes: the local search FasterRisk runs on
-its sparse logistic models).
-Where fewer tests already label every training row right, the fewest with which cards grown on four
-fifths of the rows label the other fifth about as well (each fifth in turn; at most 1% of the rows
-wrong and no more than the full card) are kept: a concept a few tests capture gets those few.
+penalty ``1 / (2 l2)`` on the weights, none on the intercepts). It stops at ``max_terms`` tests
+(20); the card keeps the fewest of them with which cards grown the same way on four fifths of the
+rows label the most held-out rows right (each fifth in turn, errors summed: :func:`held_out_size`),
+so easy data gets few tests (a one-cut concept one) and data with many weak signals more. Then each
+chosen test in turn is exchanged for the best other test against the model without it when the
+refit's penalised loss falls (at most :data:`SWEEPS` passes: the local search FasterRisk runs on its
+sparse logistic models).
 Thresholds are exact: a chosen cut moves to the best cut between its scored neighbours. Candidates:
 every cut between two neighbouring values of a numeric feature (at most ``max_cuts`` per feature, at
 row quantiles), ``x > t`` as well where the feature has missing values (a missing value makes
@@ -52,9 +52,9 @@ from rulekit.rules.stats import annotate, class_codes
 from rulekit.rules.vote import round_weight
 from rulekit.util import round_significant
 
-MAX_TERMS = 12  # the default size: docs/rules.md, session 9
+MAX_TERMS = 20  # the most tests by default; held_out_size chooses how many (docs/rules.md, session 11)
 MAX_CLASSES = 50  # the refit's Newton step solves (terms x classes)^2 equations
-NEAR_EXACT = 0.01  # held-out errors (share of rows) a smaller card may make: rows next to a cut
+HOLD_OUT_CELLS = 2_000_000  # rows x features x class columns past which one fold chooses the size
 SWEEPS = 1  # exchange passes over the chosen tests (docs/rules.md, session 10)
 
 
@@ -269,17 +269,12 @@ def short_cut(lo: float, hi: float) -> float:
 
 def select(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float) -> tuple[list[int], np.ndarray]:
     """Forward selection of up to ``max_terms`` tests with a full refit after each (module
-    docstring). Returns the chosen test indices and the coefficients ``(1 + terms) x width``
-    (intercept first; width 1 for two classes: class 1's log-odds, else one column per class).
-    Fewer tests only where fewer fit the training rows and do as well on held-out rows
-    (:func:`held_out_size`); else the grown tests after :func:`exchange`."""
+    docstring), cut to the size :func:`held_out_size` chooses, then :func:`exchange`. Returns the
+    chosen test indices and the coefficients ``(1 + terms) x width`` (intercept first; width 1 for
+    two classes: class 1's log-odds, else one column per class)."""
     chosen, coefs, B = grow(cands, yc, K, max_terms, l2)
-    Y = targets(yc, K)
-    if any(all_right(B[:, :t + 1], Y, coefs[t]) for t in range(1, len(chosen))):
-        # the training rows are all right before the last test: perhaps fewer tests do as well
-        size = held_out_size(cands, yc, K, len(chosen), l2)
-        return chosen[:size], coefs[size]
-    return exchange(cands, Y, chosen, B, coefs[len(chosen)], l2)
+    size = held_out_size(cands, yc, K, len(chosen), l2) if len(chosen) > 1 else len(chosen)
+    return exchange(cands, targets(yc, K), chosen[:size], B[:, :size + 1], coefs[size], l2)
 
 
 def residuals(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -350,15 +345,15 @@ def grow(cands: Candidates, yc: np.ndarray, K: int, max_terms: int,
 
 def held_out_size(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float,
                   folds: int = 5) -> int:
-    """The fewest tests with which the scorecards grown on ``folds - 1`` parts of the rows label as
-    many held-out rows right (all folds together) as with ``max_terms``, and all but at most
-    :data:`NEAR_EXACT` of them (else ``max_terms``). Called only where fewer
-    tests already fit the training rows: a concept a few tests capture then gets those few, while
-    tests that still help on held-out rows stay (on noisy data, choosing the size by held-out
-    accuracy everywhere cost 0.7 points on real data, docs/rules.md session 9)."""
+    """The fewest tests with which the scorecards grown on ``folds - 1`` parts of the rows label the
+    most held-out rows right (all folds together; 1 to ``max_terms`` tests): literals go where they
+    still label unseen rows right. Past :data:`HOLD_OUT_CELLS` (rows x features x class columns) one
+    fold is held out, not each in turn: large data, where one fold's estimate is steady enough."""
     part = fold_of(yc, folds)
     wrong = np.zeros(max_terms + 1, np.int64)
-    for f in range(folds):
+    width = 1 if K == 2 else K
+    turns = folds if cands.n * max(1, cands.M.shape[1]) * width <= HOLD_OUT_CELLS else 1
+    for f in range(turns):
         tr, va = part != f, part == f
         if not va.any() or np.unique(yc[tr]).size < 2:
             return max_terms
@@ -368,8 +363,7 @@ def held_out_size(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2:
         for t in range(max_terms + 1):
             k = min(t, len(chosen))
             wrong[t] += int(not_right(Bv[:, :k + 1], Yv, coefs[k]).sum())
-    ok = np.flatnonzero(wrong[1:] <= min(wrong[max_terms], NEAR_EXACT * yc.size))
-    return int(ok[0]) + 1 if ok.size else max_terms
+    return int(np.argmin(wrong[1:])) + 1
 
 
 def fold_of(yc: np.ndarray, folds: int) -> np.ndarray:
@@ -407,10 +401,6 @@ def not_right(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> np.ndarray:
     if coef.shape[1] == 1:
         return (z[:, 0] > 0) != (Y[:, 0] > 0.5)
     return np.argmax(z, axis=1) != np.argmax(Y, axis=1)
-
-
-def all_right(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> bool:
-    return not bool(not_right(B, Y, coef).any())
 
 
 # --- the rule base ----------------------------------------------------------------------------------

@@ -86,7 +86,8 @@ def test_rules_that_help_are_not_warned_about(tmp_path, run):
 
 def test_the_check_counts_held_out_rows():
     """The held-out counts: every row is held out once; on a separable concept the cards label all
-    200 right and the start points only the majority; on shuffled labels about half."""
+    200 right and the start points only the majority; on shuffled labels no more than the majority
+    and a few rows (the card's size is chosen on held-out rows, so it stays near the start points)."""
     rng = np.random.default_rng(5)
     X = pd.DataFrame({"w": rng.normal(size=200).round(3)})
     for y, clear in ((np.where(X.w > 0.3, "n", "m"), True), (rng.permutation(np.where(X.w > 0.3, "n", "m")), False)):
@@ -95,7 +96,7 @@ def test_the_check_counts_held_out_rows():
         assert card.size == start.size == 200
         assert start.sum() == max((y == "n").sum(), (y == "m").sum())
         assert scorecard_support.clearly_better(card, start) is clear
-        assert (card.sum() >= 196) if clear else (card.sum() < 130)
+        assert (card.sum() >= 196) if clear else (card.sum() <= start.sum() + 4)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30])
