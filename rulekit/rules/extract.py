@@ -242,6 +242,22 @@ def _default(model: Model, tree: nx.DiGraph) -> Conclusion | None:
         return Conclusion(value=value[0])
     if len(value) != len(model.classes or ()):
         return None
-    total = sum(value)
-    dist = tuple(v / total for v in value) if total > 0 else value
+    dist = _over_rows(value, root.get("n_samples"))
+    if dist is None:
+        total = sum(value)
+        dist = tuple(v / total for v in value) if total > 0 else value
     return Conclusion(label=model.classes[int(np.argmax(dist))], distribution=dist)
+
+
+def _over_rows(value: tuple, n) -> tuple | None:
+    """The root's class shares as they are when each is exactly a whole count of its ``n`` rows
+    (``k / n``, as trees learned on rows store them), or as those counts over their sum; None when
+    they are not. Dividing by their float sum instead (``1.0000000000000002``) turns ``367/1500``
+    into ``0.2446666666666667``, which no count over the rows reproduces."""
+    if n is None or not (0 < n < 2**53) or float(n) != int(n):
+        return None
+    k = [round(v * n) for v in value]
+    if any(c < 0 for c in k) or any(c / n != v for c, v in zip(k, value)) or sum(k) <= 0:
+        return None
+    total = sum(k)
+    return tuple(c / total for c in k)
