@@ -662,13 +662,14 @@ def _best_exclusion(ctx: _Ctx, best: tuple, good: np.ndarray, stats: dict, w: fl
     for m, a in zip(matches, alive):
         if a:
             covers += m
+    uncovered = covers == 0  # the rows a widened rule may take in: no alive rule of the class has them
     for j in range(len(boxes)):
         if not alive[j] or boxes[j] is None:
             continue
         alone = covers == matches[j]  # no other alive rule of the class matches
         moves = itertools.chain(
             exclude.narrowed(boxes[j], matches[j], alone, good, grown, nominal, ctx.ev.column, rate),
-            widen.widened(boxes[j], matches[j], covers == 0, good, grown, ctx.ev.column,
+            widen.widened(boxes[j], matches[j], uncovered, good, grown, ctx.ev.column,
                           lambda box: _box_rows(ctx, box), rate))
         for box, m in moves:
             t_new = _theory_bits(box, stats)
