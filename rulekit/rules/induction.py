@@ -33,6 +33,7 @@ from rulekit.rules.boxes import no_gc
 from rulekit.rules.estimator import RuleBaseClassifier
 from rulekit.rules.simplify import simplify
 from rulekit.rules.stats import class_codes
+from rulekit.rules.vote import round_weight
 
 _EPS = 1e-12
 NOMINAL_TESTS = ("equal", "negated")
@@ -454,3 +455,18 @@ def _freq(c: Conclusion, ys: np.ndarray, K: int) -> Conclusion:
     return c.model_copy(update={"distribution": tuple(float(v) for v in counts / counts.sum())})
 
 
+
+
+def as_vote(rb: RuleBase) -> RuleBase:
+    """``rb`` voting (``--order vote``) with each rule's weight its ``confidence`` statistic rounded
+    to 4 significant digits (:func:`rulekit.rules.vote.round_weight`, as the scorecard rounds its
+    weights) and written as the rule's ``weight``: the rounded weights are the model that is then
+    measured and written, not ``confidence = 0.9527896995708155`` on every rule. A rule without
+    that statistic, or with a weight already, keeps what it has."""
+    rules = []
+    for r in rb.rules:
+        conf = r.stats.get("confidence")
+        if r.weight is None and conf is not None and conf > 0:
+            r = r.model_copy(update={"weight": round_weight(conf)})
+        rules.append(r)
+    return rb.model_copy(update={"semantics": "vote", "rules": tuple(rules)})
