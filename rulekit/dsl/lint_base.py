@@ -82,6 +82,16 @@ def _minus_infinity(rb: RuleBase) -> list[Finding]:
     return out
 
 
+def shown(x: float, apart: float) -> str:
+    """``x`` for a message: 4 significant digits (``1.01``, not ``1.0098039215686274``), more only
+    where ``apart`` would read the same in as many (a sum of ``1.00000012`` is not shown as ``1``)."""
+    for digits in range(4, 18):
+        text = f"{x:.{digits}g}"
+        if x == apart or text != f"{apart:.{digits}g}":
+            return text
+    return repr(x)  # pragma: no cover - 17 digits tell any two floats apart
+
+
 def conclusion_problems(c: Conclusion, classes) -> list[str]:
     d = c.distribution
     if d is None or not classes or len(d) != len(classes):
@@ -90,17 +100,17 @@ def conclusion_problems(c: Conclusion, classes) -> list[str]:
         return ["a probability is nan"]
     out = []
     if any(p < 0 for p in d):
-        out.append(f"negative probability {min(d)!r}: probabilities are between 0 and 1")
+        out.append(f"negative probability {shown(min(d), 0.0)}: probabilities are between 0 and 1")
     total = math.fsum(d)
     if abs(total - 1.0) > SUM_TOLERANCE:
-        out.append(f"the probabilities sum to {total!r}, not 1")
+        out.append(f"the probabilities sum to {shown(total, 1.0)}, not 1")
     if c.label is not None:
         hits = [i for i, k in enumerate(classes) if values.same(k, c.label)]
         top = max(d)
         if hits and d[hits[0]] < top:
             best = classes[d.index(top)]
             out.append(f"the label {c.label!r} contradicts its distribution: {best!r} is more probable "
-                       f"({top!r} against {d[hits[0]]!r})")
+                       f"({shown(top, d[hits[0]])} against {shown(d[hits[0]], top)})")
     return out
 
 

@@ -75,8 +75,9 @@ def _exceptional_reach(rb: RuleBase, skip: set[int], name) -> list[Finding]:
 
 def _why(regions: list[boxes.Box], schema) -> str | None:
     """What every row of ``regions`` has (a missing or undeclared value), or None when some row of
-    them has every value present and declared."""
-    said: list[str] = []
+    them has every value present and declared. One phrase per feature: a box where it is missing and
+    one where it is missing or undeclared read 'is missing or holds a value outside its domain' once."""
+    said: dict[str, list[bool]] = {}  # feature name -> [missing, outside], in the order first met
     for box in regions:
         reason = None
         for key, c in sorted(box.items.items(), key=lambda kc: kc[0]):
@@ -84,21 +85,22 @@ def _why(regions: list[boxes.Box], schema) -> str | None:
                 if any(code >= 0 for code in c.codes):
                     continue
                 outside = bool(c.codes)
-                reason = (f"{schema.features[key].name!r} is missing or holds a value outside its domain"
-                          if outside and c.missing else
-                          f"{schema.features[key].name!r} holds a value outside its domain" if outside else
-                          f"{schema.features[key].name!r} is missing")
+                reason = (schema.features[key].name, bool(c.missing) or not outside, outside)
             elif not c.intervals:
-                reason = f"{schema.features[key].name!r} is missing"
+                reason = (schema.features[key].name, True, False)
             if reason is not None:
                 break
         if reason is None:
             return None
-        if reason not in said:
-            said.append(reason)
-    if len(said) > MAX_NAMED:
-        said = said[:MAX_NAMED] + ["another value is missing or outside its domain"]
-    return " or ".join(said)
+        flags = said.setdefault(reason[0], [False, False])
+        flags[0] |= reason[1]
+        flags[1] |= reason[2]
+    phrases = [f"{f!r} is missing or holds a value outside its domain" if m and o else
+               f"{f!r} holds a value outside its domain" if o else f"{f!r} is missing"
+               for f, (m, o) in said.items()]
+    if len(phrases) > MAX_NAMED:
+        phrases = phrases[:MAX_NAMED] + ["another value is missing or outside its domain"]
+    return " or ".join(phrases)
 
 
 def _others(k: int, name) -> str:
