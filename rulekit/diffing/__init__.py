@@ -49,6 +49,7 @@ class Diff(BaseModel):
     regions_computed: bool
     regions_note: str | None = None
     n_regions: int = 0
+    n_proba_regions: int = 0  # of n_regions: where the label is the same and only probabilities differ
     regions: list[RegionText] = []
     rows: RowDiff | None = None
 
@@ -107,6 +108,7 @@ def diff(a: Model | RuleBase, b: Model | RuleBase, X: Any = None, y: Any = None,
         else:
             out.regions_computed = True
             out.n_regions = sum(len(r.boxes) for r in found)
+            out.n_proba_regions = sum(len(r.boxes) for r in found if r.kind == "proba")
             schema = LiteralSchema(RuleBase(task=a.task, features=features, classes=None))
             for r in found:
                 for box in r.boxes:

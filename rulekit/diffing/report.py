@@ -60,7 +60,7 @@ def to_text(d: Diff, a: str, b: str, max_regions: int) -> str:
         if not d.n_regions:
             out.append("regions: none: A and B give the same output on every input")
         else:
-            out.append(f"regions where they disagree: {d.n_regions:,}")
+            out.append(regions_line(d))
             for g in d.regions[:max_regions]:
                 what = {"label": f"{g.before} -> {g.after}", "value": f"{g.before!r} -> {g.after!r}",
                         "proba": f"{g.before} (probabilities change)"}[g.kind]
@@ -94,6 +94,19 @@ def to_text(d: Diff, a: str, b: str, max_regions: int) -> str:
         if rows.mse_before is not None:
             out.append(f"mse: {rows.mse_before:.6g} -> {rows.mse_after:.6g}")
     return "\n".join(out) + "\n"
+
+
+def regions_line(d: Diff) -> str:
+    """How many regions differ, and in what: labels (values), or only probabilities (the labels
+    then agree on every input; the exit code still says the outputs differ)."""
+    p = d.n_proba_regions
+    changed = d.n_regions - p
+    what = "values" if d.task == "regression" else "labels"
+    if not changed:
+        return (f"regions where only the probabilities differ: {p:,} "
+                f"(the {what} agree on every input)")
+    return (f"regions where the {what} differ: {changed:,}"
+            + (f"; where only the probabilities differ: {p:,}" if p else ""))
 
 
 def _confusion_lines(c) -> list[str]:

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from rulekit.dsl.printer import condition as condition_text
 from rulekit.dsl.printer import conclusion as conclusion_text
+from rulekit.dsl.literals import number
 from rulekit.rules.base import Rule, RuleBase
 
 MAX_RULES = 20_000  # more rules than this on a side: rules are counted, not compared one by one
@@ -25,11 +26,17 @@ class RuleChange(BaseModel):
     fields: list[str] = []  # what changed: condition, conclusion, weight, group
 
 
-def rule_text(r: Rule, task: str) -> str:
-    text = f"if {condition_text(r.condition)} then {conclusion_text(r.conclusion, task)}"
+def rule_text(r: Rule, task: str, classes: tuple | None = None) -> str:
+    """A rule as text, its class shares named by class and written exactly and short: over their
+    least common denominator (``{neg: 13/257, pos: 244/257}``) where that is the float, else in full."""
+    text = f"if {condition_text(r.condition)} then {shown_conclusion(r.conclusion, task, classes)}"
     if r.weight is not None:
-        text += f" weight {r.weight!r}"
+        text += f" weight {number(r.weight)}"
     return text
+
+
+def shown_conclusion(c, task: str, classes: tuple | None) -> str:
+    return conclusion_text(c, task, classes, fractions=True)
 
 
 def _fields(x: Rule, y: Rule) -> list[str]:
@@ -70,22 +77,22 @@ def rule_changes(a: RuleBase, b: RuleBase, limit: int = MAX_TEXTS) -> tuple[list
     for i, r in enumerate(a.rules):
         j = pairs.get(i)
         if j is None:
-            add("removed", lambda r=r: RuleChange(kind="removed", id=r.id, before=rule_text(r, a.task)))
+            add("removed", lambda r=r: RuleChange(kind="removed", id=r.id, before=rule_text(r, a.task, a.classes)))
             continue
         s = b.rules[j]
         fields = _fields(r, s)
         if fields:
             add("changed", lambda r=r, s=s, fields=fields: RuleChange(
-                kind="changed", id=s.id if s.id is not None else r.id, before=rule_text(r, a.task),
-                after=rule_text(s, b.task), fields=fields))
+                kind="changed", id=s.id if s.id is not None else r.id, before=rule_text(r, a.task, a.classes),
+                after=rule_text(s, b.task, b.classes), fields=fields))
     for j, s in enumerate(b.rules):
         if j not in matched_b:
-            add("added", lambda s=s: RuleChange(kind="added", id=s.id, after=rule_text(s, b.task)))
+            add("added", lambda s=s: RuleChange(kind="added", id=s.id, after=rule_text(s, b.task, b.classes)))
     return out, counts
 
 
 def default_change(a: RuleBase, b: RuleBase) -> RuleChange | None:
     if a.default == b.default:
         return None
-    show = lambda rb: "nothing" if rb.default is None else conclusion_text(rb.default, rb.task)  # noqa: E731
+    show = lambda rb: "nothing" if rb.default is None else shown_conclusion(rb.default, rb.task, rb.classes)  # noqa: E731
     return RuleChange(kind="changed", id="default", before=show(a), after=show(b), fields=["default"])
