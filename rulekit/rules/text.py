@@ -28,12 +28,19 @@ def name(text: str) -> str:
     return _quote(text)
 
 
+def number(x: float) -> str:
+    """The shortest decimal that reads back as ``x``, without a bare ``.0`` (``35000``, as a CSV
+    writes it, not ``35000.0``; ``0.1``, ``1e+16`` and ``nan`` as ``repr`` spells them)."""
+    s = semantics.shortest_repr(x)
+    return s[:-2] if s.endswith(".0") and "e" not in s else s
+
+
 def value(v: Any) -> str:
     """A number or label: labels bare when they are plain names."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
-        return semantics.shortest_repr(v)
+        return number(v)
     if isinstance(v, int):
         return str(v)
     s = str(v)
@@ -52,8 +59,8 @@ def literal(lit: Any) -> str:
     if isinstance(lit, IsMissing):
         return f"{name(lit.feature)} is {'not ' if lit.negated else ''}missing"
     if isinstance(lit, Linear):
-        terms = " + ".join(f"{semantics.shortest_repr(c)} * {name(n)}" for c, n in lit.terms)
-        return f"{terms} {lit.op} {semantics.shortest_repr(lit.value)}"
+        terms = " + ".join(f"{number(c)} * {name(n)}" for c, n in lit.terms)
+        return f"{terms} {lit.op} {number(lit.value)}"
     raise TypeError(f"not a literal: {lit!r}")
 
 
@@ -61,7 +68,9 @@ _PREC = {"or": 1, "and": 2, "not": 3, "atom": 4}
 
 
 def condition(cond: Any) -> str:
-    """``a <= 1 and (b = x or b is missing)``; ``true`` / ``false`` for the empty And / Or."""
+    """``a <= 1 and (b = x or b is missing)``; ``true`` / ``false`` for the empty And / Or. An
+    ``and`` inside an ``or`` keeps its parentheses, as the rules file writes it (``a <= 1 or (b = x
+    and c = y)``), though ``and`` binds tighter."""
 
     def step(node, args):
         if isinstance(node, And):
@@ -71,7 +80,7 @@ def condition(cond: Any) -> str:
         if isinstance(node, Or):
             if not args:
                 return ("false", _PREC["atom"])
-            return (" or ".join(t if p > _PREC["or"] else f"({t})" for t, p in args), _PREC["or"])
+            return (" or ".join(t if p > _PREC["and"] else f"({t})" for t, p in args), _PREC["or"])
         if isinstance(node, Not):
             t, p = args[0]
             return ("not " + (t if p >= _PREC["not"] else f"({t})"), _PREC["not"])
@@ -87,7 +96,7 @@ def conclusion(c: Conclusion | None) -> str:
     if c.label is not None:
         return label(c.label)
     if c.value is not None:
-        return semantics.shortest_repr(c.value)
+        return number(c.value)
     if c.distribution is not None:
-        return "[" + ", ".join(semantics.shortest_repr(p) for p in c.distribution) + "]"
+        return "[" + ", ".join(number(p) for p in c.distribution) + "]"
     return "nothing"
