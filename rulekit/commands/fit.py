@@ -4,8 +4,8 @@ Column kinds: a column is numeric when every non-empty cell parses as a number, 
 (its domain: the sorted distinct values). An empty cell is missing. ``--task`` defaults to
 classification when the target column is not numeric, or when it holds whole numbers only with at
 most 20 distinct values (labels are then those integers); otherwise regression. Rows whose target is
-empty are left out (with a note on stderr), and so are text columns that look like identifiers
-(:mod:`rulekit.commands.identifiers`; ``--keep COL`` uses one anyway).
+empty are left out (with a note on stderr), and so are columns that look like identifiers or hold
+dates (:mod:`rulekit.commands.identifiers`; ``--keep COL`` uses one anyway).
 """
 
 from __future__ import annotations
@@ -148,8 +148,8 @@ def _split(path: Path, target: str, task: str | None, quiet: bool = False, like=
     if like is not None:
         return _like(columns, y_raw, like, path, target, lines) + (task,)
     X, said = leave_out(frame_of(columns), keep_columns, path)
-    if said and not quiet:
-        print(f"rulekit: note: {said}", file=sys.stderr)
+    for line in [] if quiet else said:
+        print(f"rulekit: note: {line}", file=sys.stderr)
     return X, pd.Series(_target(y_raw, task), name=target), task
 
 

@@ -1,22 +1,34 @@
-"""Text columns that name rows instead of describing them (``customer_id`` = C0001, C0002, ...).
+"""Columns that name rows instead of describing them (``customer_id`` = C0001, C0002, ...; ``id`` =
+1, 2, 3, ...), and columns of dates (:mod:`rulekit.commands.date_columns`).
 
 ``fit`` and ``rules DATA --induce/--scorecard`` leave such a column out, with one note: a test on
-it can only list training rows, so it fits them all and reaches no new row. The rule: a column
-that is not numeric, has more than ``MIN_VALUES`` distinct values, and more than ``SHARE`` of its
-non-empty cells distinct. Numeric columns always stay (a numeric id looks like a measurement).
+it can only list training rows, so it fits them all and reaches no new row. A text column: more
+than ``MIN_VALUES`` distinct values, and more than ``SHARE`` of its non-empty cells distinct. A
+numeric column only when it holds whole numbers, a different one in every non-empty cell, and
+either its name says id (``id``, ``ID``, ``user_id``, ``key``, ``Unnamed: 0``) with more than
+``MIN_VALUES`` cells or, over at least ``DENSE_ROWS`` cells, they fill at least 1/``DENSE_SPAN`` of
+their range (row numbers, also after a random split); whole numbers drawn at random from a range
+that narrow would repeat. A measurement (floats, repeated values) always stays.
 ``--keep COL`` keeps a column.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
+from rulekit.commands import date_columns
 from rulekit.errors import DataError
 
 MIN_VALUES = 20
 SHARE = 0.5
+DENSE_ROWS = 100
+DENSE_SPAN = 4
+_ID_WORDS = frozenset({"id", "ids", "key", "idx", "index", "uuid", "rowid", "rownum", "pk"})
 
 
 def identifiers(frame: Any) -> list[tuple[str, int, int]]:
@@ -26,6 +38,9 @@ def identifiers(frame: Any) -> list[tuple[str, int, int]]:
     for name in frame.columns:
         col = frame[name]
         if col.dtype != object:
+            if _numeric_id(str(name), col):
+                n = int(col.notna().sum())
+                out.append((str(name), n, n))
             continue
         present = int(col.notna().sum())
         distinct = int(col.nunique(dropna=True))
@@ -34,21 +49,49 @@ def identifiers(frame: Any) -> list[tuple[str, int, int]]:
     return out
 
 
-def leave_out(frame: Any, keep: Iterable[str], path: Any) -> tuple[Any, str | None]:
-    """``frame`` without its identifier columns (those in ``keep`` stay) and the note naming them,
-    or None when none is left out. A name in ``keep`` that is not a column of ``frame`` is an error."""
+def _id_name(name: str) -> bool:
+    """``id``, ``user_id``, ``userId``, ``Customer ID``, ``row key``, ``Unnamed: 0`` (pandas' index)."""
+    if name.lower().startswith("unnamed"):
+        return True
+    words = re.sub(r"([a-z])([A-Z])", r"\1 \2", name).replace("_", " ").split()
+    return bool(words) and re.sub(r"\W", "", words[-1].lower()) in _ID_WORDS
+
+
+def _numeric_id(name: str, col: Any) -> bool:
+    """A numeric column of whole numbers, all distinct, that is a row id by name or by density."""
+    values = col.to_numpy(dtype=float)
+    values = values[~np.isnan(values)]
+    n = values.size
+    if n <= MIN_VALUES or not np.all(np.isfinite(values)) or np.any(values != np.floor(values)):
+        return False
+    if np.unique(values).size != n:
+        return False
+    if _id_name(name):
+        return True
+    return n >= DENSE_ROWS and values.max() - values.min() + 1 <= DENSE_SPAN * n
+
+
+def leave_out(frame: Any, keep: Iterable[str], path: Any) -> tuple[Any, list[str]]:
+    """``frame`` without its identifier and date columns (those in ``keep`` stay) and the notes
+    naming them (none when none is left out). A name in ``keep`` that is not a column of ``frame``
+    is an error."""
     keep = list(keep)
     for name in keep:
         if name not in frame.columns:
             raise DataError(f"--keep {name!r}: no such feature column (columns: "
                             f"{', '.join(map(str, frame.columns))})", file=str(path))
-    found = [f for f in identifiers(frame) if f[0] not in keep]
-    if not found:
-        return frame, None
-    if len(found) == frame.shape[1]:
-        raise DataError(f"every feature column looks like an identifier ({_listed(found)}); "
-                        f"--keep {shlex.quote(found[0][0])} uses one", file=str(path))
-    return frame.drop(columns=[f[0] for f in found]), note(found)
+    dates = [f for f in date_columns.date_columns(frame) if f[0] not in keep]
+    dated = {f[0] for f in dates}
+    found = [f for f in identifiers(frame) if f[0] not in keep and f[0] not in dated]
+    if not found and not dates:
+        return frame, []
+    if len(found) + len(dates) == frame.shape[1]:
+        first = (found or dates)[0][0]
+        listed = ", ".join([_listed(found)] * bool(found) + [repr(d[0]) for d in dates])
+        raise DataError(f"every feature column looks like an identifier or holds dates ({listed}); "
+                        f"--keep {shlex.quote(first)} uses one", file=str(path))
+    notes = ([note(found)] if found else []) + ([date_columns.note(dates)] if dates else [])
+    return frame.drop(columns=[f[0] for f in found + dates]), notes
 
 
 def note(found: list[tuple[str, int, int]]) -> str:

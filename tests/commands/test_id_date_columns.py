@@ -1,0 +1,98 @@
+"""Numeric row ids and date columns (audit item 5): `fit` and `rules DATA --induce/--scorecard` leave
+out a whole-number column with a different value on every row that is an id by name or density,
+and a text column of more than 20 dates, each with one note; --keep uses one; measurements and
+small date columns stay."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rulekit
+from rulekit.cli import main
+from rulekit.commands.date_columns import date_columns, is_date
+from rulekit.commands.identifiers import identifiers
+
+
+def run(argv) -> int:
+    with pytest.raises(SystemExit) as ex:
+        main([str(a) for a in argv])
+    return ex.value.code
+
+
+def test_numeric_ids_by_name_or_density_and_what_stays():
+    rng = np.random.default_rng(0)
+    n = 300
+    perm = rng.permutation(2 * n)[:n].astype(float)  # row numbers after a random half split
+    frame = pd.DataFrame({
+        "id": np.arange(n, dtype=float) * 7,  # sparse, but named id
+        "userId": rng.permutation(10**6)[:n].astype(float),
+        "Unnamed: 0": np.arange(n, dtype=float),  # pandas' index column
+        "row": perm,  # dense whole numbers, all distinct: row numbers
+        "income": rng.normal(5e4, 1e4, n).round(2),  # floats, all distinct: a measurement
+        "amount": rng.integers(0, 10**6, n).astype(float),  # whole, spread wide: repeats are unlikely
+        "age": rng.integers(18, 90, n).astype(float),  # whole, repeats
+        "paid": np.where(rng.random(n) < 0.5, np.nan, np.arange(n, dtype=float)),  # ~150 distinct, gappy
+    })
+    names = [f[0] for f in identifiers(frame)]
+    assert names == ["id", "userId", "Unnamed: 0", "row", "paid"]
+    small = pd.DataFrame({"id": np.arange(15.0), "number": np.arange(40.0)[:15]})
+    assert identifiers(small) == []  # 15 rows: too few to tell
+    assert identifiers(pd.DataFrame({"number": np.arange(60.0)})) == []  # not named id, under 100 rows
+
+
+def test_dates_recognised_and_small_date_columns_stay():
+    for text in ("2023-04-05", "2023-04-05T10:11:12Z", "2023-04-05 10:11", "2023/4/5", "05/04/2023",
+                 "31.12.2023", "5 Apr 2023", "April 5, 2023", "2023-04-05T10:11:12.5+02:00"):
+        assert is_date(text), text
+    for text in ("2023-13-05", "2023", "12345", "5 Apples 2023", "a2023-04-05", "13/13/2023"):
+        assert not is_date(text), text
+    days = [f"2023-01-{d:02d}" for d in range(1, 31)]
+    frame = pd.DataFrame({"day": pd.Series(days * 2, dtype=object),
+                          "batch": pd.Series(days[:3] * 20, dtype=object),  # 3 dates: a category
+                          "mixed": pd.Series(days[:29] + ["later"] + days, dtype=object)})
+    assert date_columns(frame) == [("day", 30, "2023-01-01")]
+
+
+def _mixed(n: int, seed: int, first: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    d = pd.DataFrame({"id": np.arange(first, first + n),
+                      "signup": (pd.Timestamp("2023-01-01") + pd.to_timedelta(rng.integers(0, 400, n), "D")
+                                 ).strftime("%Y-%m-%d"),
+                      "plan": rng.choice(["a", "b", "c"], n), "uses": rng.integers(0, 40, n)})
+    d["y"] = np.where((d.plan == "c") & (d.uses > 8), "stay", "quit")
+    return d
+
+
+@pytest.fixture
+def mixed(tmp_path):
+    _mixed(400, 1, 0).to_csv(tmp_path / "train.csv", index=False)
+    return tmp_path
+
+
+def test_fit_leaves_out_the_id_and_the_dates_with_two_notes(mixed, capsys):
+    assert run(["fit", mixed / "train.csv", "--target", "y", "-o", mixed / "m.json"]) == 0
+    err = capsys.readouterr().err
+    assert "column 'id' has a different value in each of its 400 non-empty cells" in err
+    assert "column 'signup' (" in err and "dates such as '2023-01-" in err and "--keep signup" in err
+    assert [f.name for f in rulekit.load(mixed / "m.json").features] == ["plan", "uses"]
+    assert run(["fit", mixed / "train.csv", "--target", "y", "--keep", "id", "--keep", "signup",
+                "-o", mixed / "k.json", "-q"]) == 0
+    assert [f.name for f in rulekit.load(mixed / "k.json").features] == ["id", "signup", "plan", "uses"]
+
+
+@pytest.mark.parametrize("how", ["--induce", "--scorecard"])
+def test_rules_from_data_leave_them_out_too(mixed, capsys, how):
+    assert run(["rules", mixed / "train.csv", "--target", "y", how, "-o", mixed / "r.rules"]) == 0
+    err = capsys.readouterr().err
+    assert "column 'id'" in err and "column 'signup'" in err
+    text = (mixed / "r.rules").read_text()
+    assert "feature id:" not in text and "feature signup:" not in text
+
+
+def test_only_dates_is_one_clear_error(tmp_path, capsys):
+    _mixed(100, 2, 0)[["signup", "y"]].to_csv(tmp_path / "d.csv", index=False)
+    assert run(["fit", tmp_path / "d.csv", "--target", "y", "-o", tmp_path / "m.json"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds dates ('signup')" in err and "--keep signup" in err
