@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from rulekit.errors import DataError
+from rulekit.input_kind import SNIFF_CHARS, looks_like
 from rulekit.na import parse_na_values
 from rulekit.ir.data import to_matrix
 
@@ -106,6 +107,8 @@ def read_csv(path: str | Path, na_values: Iterable[str] | str | None = None) -> 
     csv.field_size_limit(sys.maxsize)  # a long text cell is data, not a malformed file
     try:
         with p.open(newline="", encoding="utf-8-sig") as fh:
+            _refuse_other_kinds(fh.read(SNIFF_CHARS), str(p))
+            fh.seek(0)
             reader = csv.reader(fh)
             header = next(reader, None)
             if header is None:
@@ -140,6 +143,16 @@ def read_csv(path: str | Path, na_values: Iterable[str] | str | None = None) -> 
     out = CsvColumns(zip(header, cols))
     out.path, out.header, out.lines = str(p), header, lines
     return out
+
+
+def _refuse_other_kinds(head: str, path: str) -> None:
+    """A model JSON or a rules file given as DATA: one line saying so (a CSV reader would complain
+    about its 'header' instead)."""
+    kind = looks_like(head)
+    if kind == "json":
+        raise DataError("looks like JSON (a model file?), expected a CSV data file with a header row", file=path)
+    if kind == "rules":
+        raise DataError("looks like a rules file, expected a CSV data file with a header row", file=path)
 
 
 def _check_header(header: list[str], path: str) -> None:

@@ -9,6 +9,7 @@ from rulekit import progress
 from rulekit.errors import RulekitError
 from rulekit.fileio import decode_text, read_bytes, sniff_source
 from rulekit.foreign import HEAD_BYTES, identify, import_hint
+from rulekit.input_kind import SNIFF_CHARS, csv_header, looks_like
 from rulekit.rules.base import RuleBase
 
 if TYPE_CHECKING:  # checking a rules file needs no tree IR (networkx, numpy): kept off the import path
@@ -24,6 +25,7 @@ def load_source(path: str | Path) -> Source:
         text = _read(path, "a rulekit model or rules file")
         if not text.strip("\ufeff \t\r\n"):
             raise RulekitError(f"{path}: empty file, expected a model file (JSON) or a rules file")
+        _refuse_csv(text, path, "a model file (JSON) or a rules file")
         if sniff_source(text) == "model":
             from rulekit.ir.modelfile import loads_model
 
@@ -38,10 +40,19 @@ def read_rules_text(path: str | Path) -> str:
     RulekitError saying so in one line."""
     with progress.phase(f"reading {path}"):
         text = _read(path, "a rules file")
+        _refuse_csv(text, path, "a rules file")
     if sniff_source(text) == "model" and '"rulekit-model"' in text[:300]:
         raise RulekitError(f"{path}: a rulekit model file, not a rules file (make one with "
                            f"'rulekit rules {path} -o FILE.rules')")
     return text
+
+
+def _refuse_csv(text: str, path: str | Path, expected: str) -> None:
+    """A data table given where a model or rules file belongs: one line saying so (it would be
+    parsed as rules text and fail on its first comma)."""
+    if looks_like(text[:SNIFF_CHARS]) == "csv":
+        raise RulekitError(f"{path}: looks like a CSV data file (header: {csv_header(text[:SNIFF_CHARS])}), "
+                           f"expected {expected}")
 
 
 def _read(path: str | Path, expected: str) -> str:
