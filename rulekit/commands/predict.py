@@ -15,6 +15,7 @@ import numpy as np
 
 from rulekit import progress
 from rulekit.commands.source import describe, load_source
+from rulekit.commands.recorded_na import na_values_for
 from rulekit.csv_guard import guard_column, quote_all_needed
 from rulekit.errors import RulekitError
 from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
@@ -28,8 +29,13 @@ CHUNK_ROWS = 50_000
 
 
 def format_value(v) -> str:
-    """Exact text for a number (shortest round-trip repr), plain text for a label."""
+    """Exact text for a number (shortest round-trip repr), plain text for a label; an empty cell
+    (CSV missing) for no value (a row no rule of a rules file without a default decides)."""
+    if v is None:
+        return ""
     if isinstance(v, (float, np.floating)):
+        if np.isnan(v):
+            return ""
         return repr(float(v))
     if isinstance(v, np.generic):
         return str(v.item())
@@ -50,6 +56,7 @@ def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | 
         check_output_path(output)
         check_distinct(output, source=source, data=data)
     obj = load_source(source)
+    na_values, na_note = na_values_for(obj, na_values)  # a model's: fit's NA texts unless given
     with progress.phase(f"reading {data}"):
         columns = read_csv(data, na_values)
     fill_unused(columns, obj.features, used_features(obj))
@@ -77,10 +84,12 @@ def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | 
     header = guard_column(header) if csv_guard else header
     (w_all if quote_all_needed([header]) else w).writerow(header)
     n = _n_rows(columns)
+    undecided = 0
     with progress.bar(f"scoring with {describe(obj)}", total=n) as bar, located(columns, obj.features):
         for lo in range(0, max(n, 1), CHUNK_ROWS):  # a header-only file is checked too
             chunk = {k: v[lo:lo + CHUNK_ROWS] for k, v in columns.items()}
             cols = _score(obj, chunk, proba, explainer)
+            undecided += cols[0].count("")
             if csv_guard:
                 cols = [guard_column(c) for c in cols]
             (w_all if quote_all_needed(cols) else w).writerows(zip(*cols))
@@ -91,6 +100,11 @@ def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | 
         with progress.phase(f"writing {output}"):
             write_atomic(output, buf.getvalue())
         report_written(output, count(n, "row"), quiet=quiet)
+    if na_note is not None:  # once the rows are scored: an error stays the only line
+        print(f"rulekit: note: {na_note}", file=sys.stderr)
+    if undecided:
+        print(f"rulekit: note: no rule decides {count(undecided, 'row')} of {n:,} and {source} has no "
+              f"default: their prediction cells are empty", file=sys.stderr)
     return 0
 
 

@@ -7,10 +7,12 @@ from pathlib import Path
 
 from rulekit import progress
 from rulekit.commands import form_notes
+from rulekit.commands.model_rows import model_rows
+from rulekit.commands.recorded_na import na_values_for
 from rulekit.commands.source import describe, load_source
-from rulekit.errors import DataError, RulekitError
+from rulekit.errors import RulekitError
 from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_written, write_atomic
-from rulekit.table import CsvColumns, check_columns, located, read_csv
+from rulekit.table import located, read_csv
 from rulekit.unseen_rows import note_unseen
 from rulekit.ir.model import Model
 from rulekit.dsl.basis import basis_comment, scorecard_comment, with_basis
@@ -103,6 +105,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         raise RulekitError(f"{model}: 'rulekit rules' reads a model file; this is a rules file")
     data = None
     trained_on = None if prune_data is None else same_as_training(obj, prune_data)
+    na_values, na_note = na_values_for(obj, na_values)  # fit's NA texts unless given
     if prune_data is not None:
         with progress.phase(f"reading {prune_data}"):
             data = read_csv(prune_data, na_values)
@@ -111,7 +114,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     if prune is not None and data is None:
         raise RulekitError(f"--prune {prune} needs --prune-data")
     if data is not None:
-        check_prune_data(data, obj)
+        data = model_rows(data, obj, quiet)  # features and target; rows without a target left out
         note_unseen(data, obj)
     train = None
     train_na, recorded, said = na_values, False, None
@@ -120,9 +123,9 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     if train_data is not None:
         with progress.phase(f"reading {train_data}"):
             train = read_csv(train_data, train_na)
-        if recorded:  # fit left out the rows without a target: so do its rules
-            train = _labelled(train, obj.source[KEY].get("target") or obj.target)
-        check_prune_data(train, obj)
+        # fit left out the rows without a target, silently here: so do its rules
+        train = model_rows(train, obj, quiet or recorded,
+                           target=obj.source[KEY].get("target") if recorded else None)
         with located(train, obj.features):  # a bad cell named in this file, not in the pooled rows
             to_matrix(train, obj.features)
     if candidates == "pool" and train is None:
@@ -150,6 +153,8 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         text = dsl.dumps(rb, exact=exact, share_rows=None if exact or data is None else
                          counted_rows(rb, data, None if dnf else train))
         write_atomic(output, text)
+    if na_note is not None and prune_data is not None:
+        print(f"rulekit: note: {na_note}", file=sys.stderr)
     if said is not None:
         print(f"rulekit: {said}", file=sys.stderr)
     if not quiet:
@@ -244,18 +249,6 @@ def _recorded_training(obj: Model, model: Path, output,
         return None, None, False, None if line is None else f"note: {line}"
     check_distinct(output, train_data=found)
     return found, rec.get("na_values"), True, None if quiet else line
-
-
-def _labelled(cols: CsvColumns, target: str | None) -> CsvColumns:
-    """The rows whose target cell is not empty (``fit`` learns from those only)."""
-    labels = cols.get(target) if target is not None else None
-    if labels is None or all(v != "" for v in labels):
-        return cols
-    keep = [i for i, v in enumerate(labels) if v != ""]
-    out = CsvColumns((k, [v[i] for i in keep]) for k, v in cols.items())
-    out.path, out.header = cols.path, cols.header
-    out.lines = [cols.lines[i] for i in keep] if getattr(cols, "lines", None) else []
-    return out
 
 
 def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None, cf: float | None = None,
@@ -376,44 +369,3 @@ def _write_learned(rb, output: Path, exact: bool, quiet: bool, empty: str, said:
             n_lit = sum(count_literals(r.condition) for r in rb.rules)
             report_written(output, f"{count(len(rb.rules), 'rule')}, {count(n_lit, 'condition')}")
     return 0
-
-
-def check_prune_data(data, model: Model) -> None:
-    """Pruning data needs the model's features, at least one row and a known class on every row:
-    an empty or unknown label would count as an error of every rule and prune them wrongly."""
-    check_columns(data, model.features)
-    path = getattr(data, "path", None)
-    feats = {f.name for f in model.features}
-    if model.target is not None and model.target in data:
-        target = model.target
-    else:
-        rest = [c for c in data if c not in feats]
-        if len(rest) != 1:
-            others = ", ".join(map(repr, rest)) or "none"
-            what = (f"no target column {model.target!r}" if model.target is not None
-                    else "cannot tell the target column (the model file names none)")
-            raise DataError(f"{what}; columns besides the model's features: {others}",
-                            file=path, line=1)
-        target = rest[0]
-    labels = data[target]
-    if not len(labels):
-        raise DataError("no data rows to prune with", file=path)
-    known = {str(c) for c in model.classes}
-    numeric = {float(c) for c in model.classes
-               if isinstance(c, (int, float)) and not isinstance(c, bool)}
-    lines = getattr(data, "lines", None)
-    for i, v in enumerate(labels):
-        if str(v) in known or _as_float(v) in numeric:
-            continue
-        where = {"file": path, "line": lines[i]} if lines else {}
-        what = "empty" if v in ("", None) else repr(v)
-        shown = ", ".join(map(str, model.classes))
-        raise DataError(f"target {target!r} is {what}, not one of the model's classes ({shown})",
-                        **where)
-
-
-def _as_float(v) -> float | None:
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None

@@ -40,6 +40,7 @@ import numpy as np
 from rulekit import progress, runtimes, source_library
 from rulekit.commands import verify_chunks
 from rulekit.commands.source import load_source
+from rulekit.commands.recorded_na import na_values_for
 from rulekit.errors import RulekitError
 from rulekit.exporters.onnx.precision import uses_float64
 from rulekit.exporters.sql import dialect as sql_dialect
@@ -372,6 +373,7 @@ def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows
         names = default_backends(obj)
     lib = _source_library(obj, source_model or recorded_source(obj, source), against_source,
                           allow_pickle)
+    na_values, na_note = na_values_for(obj, na_values)  # a model's: fit's NA texts unless given
     with progress.phase(f"reading {data}"):
         columns = read_csv(data, na_values)
         fill_unused(columns, obj.features, used_features(obj))
@@ -382,6 +384,8 @@ def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows
         table = probe_table(obj, base)
     n_data = None if all_rows else n_rows(base)
     reports = verify(obj, table, names, explicit=backends is not None, n_data=n_data, jobs=jobs)
+    if na_note is not None:  # once the rows are read: an error stays the only line
+        print(f"rulekit: note: {na_note}", file=sys.stderr)
     print_reports(reports, n_rows(table), quiet, n_data)
     if lib is not None:
         vs, note = against_library(obj, table, reports, lib)
