@@ -6,7 +6,8 @@ conclusions every export would emit wrong (the whole-base checks are in :mod:`ru
   rules that together cover it, and vote sets' overlaps with an example input are in
   :mod:`rulekit.dsl.lint_regions`);
 * duplicate rules;
-* a test implied by the rule's other tests (``x > 3 and x > 5``), or always true;
+* a test implied by the rule's other tests (``x > 3 and x > 5``), or always true; an alternative
+  of a rule's top-level ``or`` that another alternative covers (a note);
 * notes on tests true for every present value and sets of all values but one
   (:mod:`rulekit.dsl.lint_sets`); rules and a default only rows with a missing or undeclared value
   reach, and trailing rules that repeat the default (:mod:`rulekit.dsl.lint_reach`).
@@ -25,9 +26,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from rulekit.dsl import lint_regions
-from rulekit.dsl.lint_base import DEFAULT, WHOLE_BASE_CODES, Finding, base_findings  # noqa: F401 (incremental)
+from rulekit.dsl.lint_base import DEFAULT, WHOLE_BASE_CODES, Finding, base_findings, coded  # noqa: F401 (incremental)
 from rulekit.dsl.lint_reach import reach_findings
-from rulekit.dsl.lint_sets import present_findings, set_findings
+from rulekit.dsl.lint_sets import NOTE, present_findings, set_findings
+from rulekit.dsl.printer import condition
 from rulekit.rules.conditions import And, Compare, InSet, IsMissing, Linear, Not, Or, atoms
 from rulekit.semantics import intervals, values
 
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
 
 MAX_PAIRWISE = 3000  # rules per group compared pairwise (quadratic); larger sets skip those checks
 MAX_FINDINGS = 500
+REDUNDANT_ALTERNATIVE = "redundant-alternative"
+MAX_ALTERNATIVES = 300  # top-level alternatives of one rule compared pairwise (quadratic); more: skipped
 
 F, U, T = 0, 1, 2  # a test on a missing value: false, undecided, true
 _UNSEEN = ("unseen",)  # a nominal value outside the domain
@@ -262,7 +266,8 @@ def lint(rb: RuleBase, rule_pos: list[tuple[int, int]] | None = None) -> list[Fi
             why = f": its tests of {s.why!r} exclude each other" if s.why else ": its tests exclude each other"
             findings.append(Finding(i, None, f"this rule can never fire{why}"))
         else:
-            done = _implied(schema, i, r.condition, table) if type(r.condition) is And else []
+            done = _implied(schema, i, r.condition, table) if type(r.condition) is And else \
+                _redundant_alternatives(schema, i, r.condition, table) if type(r.condition) is Or else []
             findings.extend(done)
             told = {f.literal for f in done}
             findings.extend(present_findings(schema, i, r.condition, table, _first_leaves(r.condition), told))
@@ -338,9 +343,10 @@ def _constrained(schema, s: Summary) -> frozenset:
 
 
 def _first_leaves(cond) -> list[int]:
-    """The index of the first test of each top-level item (of an ``and``; else of the condition)."""
+    """The index of the first test of each top-level item (of an ``and`` or ``or``; else of the
+    condition)."""
     out, n = [], 0
-    for x in cond.items if type(cond) is And else (cond,):
+    for x in cond.items if type(cond) in (And, Or) else (cond,):
         out.append(n)
         n += _leaf_counts(x)
     return out
@@ -369,6 +375,29 @@ def _implied(schema: _Schema, i: int, cond: And, table) -> list[Finding]:
             msg = "this test is always true" if always else \
                 f"this test is implied by the rule's other tests of {name!r}"
             out.append(Finding(i, first_leaf[k], msg))
+    return out
+
+
+def _redundant_alternatives(schema: _Schema, i: int, cond: Or, table) -> list[Finding]:
+    """Notes on top-level alternatives of an ``or`` that another alternative covers (``(c = g and
+    s != S) or (c = g and s = L)``: the second adds no row). Judged on summaries, so only when the
+    covering alternative is exact; of two equal alternatives the later one is reported."""
+    if len(cond.items) > MAX_ALTERNATIVES:
+        return []
+    parts = [table[id(x)] for x in cond.items]
+    first_leaf = _first_leaves(cond)
+    out: list[Finding] = []
+    dropped: set[int] = set()
+    for k in range(len(parts) - 1, -1, -1):
+        if parts[k].never:
+            continue
+        for m, q in enumerate(parts):
+            if m != k and m not in dropped and schema.covers(q, parts[k]):
+                dropped.add(k)
+                out.append(coded(i, first_leaf[k], "this alternative adds no row: every row it matches, the "
+                                 f"alternative '{condition(cond.items[m])}' matches too (drop it)",
+                                 REDUNDANT_ALTERNATIVE, NOTE))
+                break
     return out
 
 

@@ -52,3 +52,28 @@ def test_the_default_reason_names_a_feature_once():
     got = [m for m in messages(body) if m.startswith("the default is used only")]
     assert got == ["the default is used only for rows where 'size' is missing or holds a value outside its "
                    "domain: rule 'r2' (line 10) and the rules before it match every other row [reached-only-if]"], got
+
+
+def test_an_alternative_another_covers_is_a_note():
+    body = ("r1: if (colour = grün and size != S)\n"
+            "    or (colour = grün and size = L)\n"
+            "    or (colour = red and h > 2)\n"
+            "    then pos\n")
+    p = dsl.parse(HEADER + body, file="t.rules")
+    got = [(d.line, d.column, d.severity, d.message) for d in lint.diagnostics(p)]
+    assert (HEADER.count("\n") + 2, 9, "note",
+            "this alternative adds no row: every row it matches, the alternative 'colour = grün and size != S' "
+            "matches too (drop it) [redundant-alternative]") in got, got
+    assert len([m for *_, m in got if "redundant-alternative" in m]) == 1  # not the red one
+
+
+def test_alternatives_that_only_overlap_or_are_opaque_are_not_flagged():
+    for body in ("r1: if (colour = grün and h > 1) or (colour = grün and h < 3) then pos\n",
+                 "r1: if h > 1 or (h > 0 and 2*h + 1*h > 1) then pos\n",
+                 "r1: if size = L or size is missing then pos\n"):
+        assert not [m for m in messages(body) if "redundant-alternative" in m], body
+
+
+def test_equal_alternatives_report_the_later_one_only():
+    got = [m for m in messages("r1: if size = L or h > 4 or size = L then pos\n") if "redundant-alternative" in m]
+    assert len(got) == 1
