@@ -20,8 +20,8 @@ rulekit paths, run through the CLI's own functions on CSV files:
 ``c45``      ``fit --algorithm c45`` (multiway nominal splits) then the same ``rules``;
 ``induce``   ``rulekit rules train.csv --target y --induce`` (RuleInducer, RIPPER optimisation);
 ``scorecard`` ``rulekit rules train.csv --target y --scorecard`` (at most 20 one-test rules, as few as
-             do best on held-out folds, whose weights add up per class; on real data ``induce`` and ``scorecard`` learn from the
-             training and pruning rows together, as RIPPER does);
+             do best on held-out folds, whose weights add up per class; on real data ``induce``
+             and ``scorecard`` learn from the training and pruning rows together, as RIPPER does);
 ``train``    the default path's ``fit``, then ``rules --prune-data prune.csv --train-data train.csv --dnf``
              (each class's rules chosen on the training and pruning rows together).
 Peers in the same run, seeded: wittgenstein RIPPER and IREP (given the training and pruning rows
