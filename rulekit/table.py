@@ -94,12 +94,14 @@ def rows_of(columns: CsvColumns, keep: Sequence[int]) -> CsvColumns:
     return out
 
 
-def read_csv(path: str | Path, na_values: Iterable[str] | str | None = None) -> CsvColumns:
+def read_csv(path: str | Path, na_values: Iterable[str] | str | None = None,
+             values: Mapping[str, Iterable[str]] | None = None) -> CsvColumns:
     """Read a comma-separated file with a header row; one-line errors with FILE:LINE for a missing
     or unreadable file, an empty or duplicated header, a row with the wrong number of fields.
 
     Cells whose whole text is one of ``na_values`` (default: pandas' NA strings, see
-    :func:`parse_na_values`) become empty, i.e. missing, as pandas and spreadsheets write them."""
+    :func:`parse_na_values`) become empty, i.e. missing, as pandas and spreadsheets write them;
+    ``values``: per column, texts that stay values there (a rules file declares 'N/A' a category)."""
     missing = (parse_na_values(na_values) if na_values is None or isinstance(na_values, str)
                else frozenset(na_values) | {""})
     p = Path(path)
@@ -117,6 +119,7 @@ def read_csv(path: str | Path, na_values: Iterable[str] | str | None = None) -> 
                 raise DataError("the header row is empty", file=str(p), line=1)
             _check_header(header, str(p))
             cols: list[list[str]] = [[] for _ in header]
+            by_column = [missing - frozenset((values or {}).get(h, ())) for h in header]
             lines: list[int] = []
             start = reader.line_num + 1
             for row in reader:
@@ -124,8 +127,8 @@ def read_csv(path: str | Path, na_values: Iterable[str] | str | None = None) -> 
                     if len(row) != len(header):
                         raise DataError(f"{len(row)} field{'s' * (len(row) != 1)}, the header has "
                                         f"{len(header)}", file=str(p), line=start)
-                    for c, v in zip(cols, row):
-                        c.append("" if v in missing else v)
+                    for c, na, v in zip(cols, by_column, row):
+                        c.append("" if v in na else v)
                     lines.append(start)
                 start = reader.line_num + 1
     except FileNotFoundError:

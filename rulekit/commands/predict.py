@@ -15,7 +15,7 @@ import numpy as np
 
 from rulekit import progress
 from rulekit.commands.source import describe, load_source
-from rulekit.commands.recorded_na import na_values_for
+from rulekit.commands.recorded_na import declared_note, declared_values, na_values_for
 from rulekit.csv_guard import guard_column, quote_all_needed
 from rulekit.errors import RulekitError
 from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
@@ -56,9 +56,11 @@ def run(*, source: Path, data: Path, proba: bool, explain: bool, output: Path | 
         check_output_path(output)
         check_distinct(output, source=source, data=data)
     obj = load_source(source)
-    na_values, na_note = na_values_for(obj, na_values)  # a model's: fit's NA texts unless given
+    na, na_note = na_values_for(obj, na_values)  # a model's: fit's NA texts unless given
+    declared = declared_values(obj, na, na_values)  # NA texts the domains declare as values
     with progress.phase(f"reading {data}"):
-        columns = read_csv(data, na_values)
+        columns = read_csv(data, na, declared)
+    na_note = na_note or declared_note(columns, declared)
     fill_unused(columns, obj.features, used_features(obj))
     check_columns(columns, obj.features)
     note_unseen(columns, obj)

@@ -5,11 +5,14 @@
 (``rules --prune-data``, ``predict``, ``verify``) must read them the same way, or those
 categories turn into missing values and every rule on them fails without a word. An explicit
 ``--na-values`` still wins; when it reads differently from the record, one note says so.
-A rules file keeps no record: the option or pandas' default list applies there.
+A rules file keeps no record, but its domains do: without ``--na-values``, an NA text that a
+nominal feature declares as one of its values (``status: nominal {"N/A", NULL, ok}``) is read as
+that value in that column, with one note when such cells occur (fit can only have seen it so).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rulekit.na import parse_na_values
@@ -45,3 +48,31 @@ def na_values_for(source: Any, given: str | None) -> tuple[str | None, str | Non
     fit_used = "pandas' list, fit's default" if recorded is None else repr(recorded)
     return given, (f"--na-values {given!r} reads cells differently from fit, which read the training "
                    f"rows with {fit_used}; without --na-values the model's own texts are used")
+
+
+def declared_values(source: Any, na_values: str | None, given: str | None) -> dict[str, frozenset[str]]:
+    """Per nominal feature of ``source``, the NA texts its domain declares as values: read as values
+    there (none when ``given``: the user chose the texts)."""
+    if given is not None:
+        return {}
+    na = parse_na_values(na_values) - {""}
+    out = {}
+    for f in source.features:
+        if f.kind == "nominal":
+            texts = frozenset(v for v in f.domain if isinstance(v, str) and v in na)
+            if texts:
+                out[f.name] = texts
+    return out
+
+
+def declared_note(columns: Mapping[str, Sequence[str]], declared: Mapping[str, frozenset[str]]) -> str | None:
+    """One line naming the columns where cells holding a declared NA text were read as values."""
+    seen = []
+    for name, texts in declared.items():
+        found = sorted(texts.intersection(columns.get(name, ())))
+        if found:
+            seen.append(f"{', '.join(map(repr, found))} in {name!r}")
+    if not seen:
+        return None
+    return (f"{'; '.join(seen)} read as values, not missing: the domain declares them; --na-values "
+            f"sets the texts read as missing")

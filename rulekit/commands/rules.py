@@ -8,7 +8,7 @@ from pathlib import Path
 from rulekit import progress
 from rulekit.commands import form_notes
 from rulekit.commands.model_rows import model_rows
-from rulekit.commands.recorded_na import na_values_for
+from rulekit.commands.recorded_na import declared_note, declared_values, na_values_for
 from rulekit.commands.source import describe, load_source
 from rulekit.errors import RulekitError
 from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_written, write_atomic
@@ -105,10 +105,12 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         raise RulekitError(f"{model}: 'rulekit rules' reads a model file; this is a rules file")
     data = None
     trained_on = None if prune_data is None else same_as_training(obj, prune_data)
-    na_values, na_note = na_values_for(obj, na_values)  # fit's NA texts unless given
+    na, na_note = na_values_for(obj, na_values)  # fit's NA texts unless given
+    declared = declared_values(obj, na, na_values)  # NA texts the domains declare as values
     if prune_data is not None:
         with progress.phase(f"reading {prune_data}"):
-            data = read_csv(prune_data, na_values)
+            data = read_csv(prune_data, na, declared)
+        na_note = na_note or declared_note(data, declared)
     if data is not None and obj.task != "classification":
         raise RulekitError("--prune-data prunes classification rules; this model is a regressor")
     if prune is not None and data is None:
@@ -117,12 +119,12 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         data = model_rows(data, obj, quiet)  # features and target; rows without a target left out
         note_unseen(data, obj)
     train = None
-    train_na, recorded, said = na_values, False, None
+    train_na, recorded, said = na, False, None
     if train_data is None and data is not None and not opted_out:
         train_data, train_na, recorded, said = _recorded_training(obj, model, output, quiet)
     if train_data is not None:
         with progress.phase(f"reading {train_data}"):
-            train = read_csv(train_data, train_na)
+            train = read_csv(train_data, train_na, declared)
         # fit left out the rows without a target, silently here: so do its rules
         train = model_rows(train, obj, quiet or recorded,
                            target=obj.source[KEY].get("target") if recorded else None)

@@ -40,7 +40,7 @@ import numpy as np
 from rulekit import progress, runtimes, source_library
 from rulekit.commands import verify_chunks
 from rulekit.commands.source import load_source
-from rulekit.commands.recorded_na import na_values_for
+from rulekit.commands.recorded_na import declared_note, declared_values, na_values_for
 from rulekit.errors import RulekitError
 from rulekit.exporters.onnx.precision import uses_float64
 from rulekit.exporters.sql import dialect as sql_dialect
@@ -373,9 +373,11 @@ def run(*, source: Path, data: Path, backends: str | None, quiet: bool, all_rows
         names = default_backends(obj)
     lib = _source_library(obj, source_model or recorded_source(obj, source), against_source,
                           allow_pickle)
-    na_values, na_note = na_values_for(obj, na_values)  # a model's: fit's NA texts unless given
+    na, na_note = na_values_for(obj, na_values)  # a model's: fit's NA texts unless given
+    declared = declared_values(obj, na, na_values)  # NA texts the domains declare as values
     with progress.phase(f"reading {data}"):
-        columns = read_csv(data, na_values)
+        columns = read_csv(data, na, declared)
+        na_note = na_note or declared_note(columns, declared)
         fill_unused(columns, obj.features, used_features(obj))
         check_columns(columns, obj.features)
         with located(columns, obj.features):

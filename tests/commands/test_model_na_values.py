@@ -1,6 +1,7 @@
 """A command reading a CSV for a model uses the NA texts ``fit`` recorded (audit item 4): after
 ``fit --na-values ''`` the cells 'N/A' and 'NULL' stay categories in ``rules --prune-data``,
-``predict`` and ``verify``; an explicit --na-values that reads differently gets one note."""
+``predict`` and ``verify``; an explicit --na-values that reads differently gets one note. A rules
+file has no record, but its domains declare 'N/A' and 'NULL' values: read so, with one note."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from rulekit.cli import main
 from rulekit.commands.recorded_na import na_values_for
 from rulekit.ir.modelfile import load_model
+from rulekit.table import read_csv
 
 
 def run(argv) -> int:
@@ -58,6 +60,27 @@ def test_rules_prune_data_reads_the_recorded_na_texts(fitted, capsys):
     assert _accuracy(fitted / "p.csv", fitted / "test.csv") == 1.0
 
 
+def test_a_rules_file_reads_the_na_texts_its_domains_declare_as_values(fitted, capsys):
+    assert run(["rules", fitted / "m.json", "--prune-data", fitted / "prune.csv", "--dnf",
+                "-o", fitted / "r.rules", "-q"]) == 0
+    assert '"N/A"' in (fitted / "r.rules").read_text()
+    capsys.readouterr()
+    assert run(["predict", fitted / "r.rules", fitted / "test.csv", "-o", fitted / "p.csv", "-q"]) == 0
+    assert _accuracy(fitted / "p.csv", fitted / "test.csv") == 1.0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'N/A', 'NULL' in 'status' read as values, not missing" in err
+    everything = "#N/A,N/A,NA,NULL,NaN,null"  # the user's choice wins: no note, N/A is missing
+    assert run(["predict", fitted / "r.rules", fitted / "test.csv", "--na-values", everything,
+                "-o", fitted / "p.csv", "-q"]) == 0
+    assert capsys.readouterr().err == "" and _accuracy(fitted / "p.csv", fitted / "test.csv") < 0.9
+
+
+def test_read_csv_keeps_declared_values_per_column(tmp_path):
+    (tmp_path / "d.csv").write_text("a,b\nN/A,N/A\nNULL,x\n")
+    cols = read_csv(tmp_path / "d.csv", None, {"a": {"N/A"}})
+    assert cols["a"] == ["N/A", ""] and cols["b"] == ["", "x"]
+
+
 def test_a_different_na_values_wins_with_one_note(fitted, capsys):
     assert run(["predict", fitted / "m.json", fitted / "test.csv", "--na-values", "N/A",
                 "-o", fitted / "p.csv", "-q"]) == 0
@@ -85,7 +108,7 @@ def test_verify_reads_the_recorded_na_texts(fitted, capsys, monkeypatch):
 
     seen = []
     real = verify.read_csv
-    monkeypatch.setattr(verify, "read_csv", lambda path, na=None: seen.append(na) or real(path, na))
+    monkeypatch.setattr(verify, "read_csv", lambda path, na=None, values=None: seen.append(na) or real(path, na, values))
     assert run(["verify", fitted / "m.json", fitted / "test.csv", "--backends", "python-batch", "-q"]) == 0
     assert seen == [""] and "differently" not in capsys.readouterr().err
     assert run(["verify", fitted / "m.json", fitted / "test.csv", "--backends", "python-batch", "-q",
