@@ -17,6 +17,7 @@ from rulekit.errors import RulekitError
 from rulekit.ir.model import Model
 from rulekit.rules import engine
 from rulekit.rules import prune as _prune
+from rulekit.rules.agree import agreeing_labels
 from rulekit.rules.base import RuleBase
 from rulekit.rules.boxes import LiteralSchema, TooComplex, condition_boxes
 from rulekit.rules.candidates import KINDS as CANDIDATE_KINDS
@@ -173,6 +174,11 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
         if steps is not None and X is not None:
             steps.rules("one rule per class (DNF)" if dnf else f"rules of class {positive!r}", rb, X, y)
     rb = drop_catch_all(rb)
+    if reshaping and X is not None and positive is None:
+        rb, relabelled = agreeing_labels(rb)
+        if relabelled and steps is not None:
+            steps.rules(f"labels from the shares ({count(relabelled, 'conclusion')} chosen on other rows "
+                        "now conclude the most frequent class of the rows their shares count)", rb, X, y)
     if order == "vote" and rb.semantics != "vote":
         rb = rb.model_copy(update={"semantics": "vote"})
     if order == "vote" and X is not None:
