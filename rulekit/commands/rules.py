@@ -56,7 +56,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     also offers the choice the rules of trees regrown on bootstrap samples of them that their
     out-of-bag and pruning rows support. Not the default: on fresh splits it did worse
     (docs/rules.md, session 7). ``scorecard``: MODEL is a data file and a scorecard is learned from
-    it (:mod:`rulekit.rules.scorecard`: at most ``terms`` one-test rules, 12 by default, whose weights
+    it (:mod:`rulekit.rules.scorecard`: at most ``terms`` one-test rules, 20 by default, whose weights
     add up per class; ``weighted-sum`` semantics)."""
     from rulekit import dsl
     from rulekit.rules import to_rules
@@ -289,7 +289,7 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
     """``rules DATA --target y --induce``: sequential covering on DATA (RuleInducer)."""
     from rulekit.commands.fit import _split
     from rulekit.rules import data_cuts, to_rules
-    from rulekit.rules.induction import RuleInducer
+    from rulekit.rules.induction import RuleInducer, as_vote
     from rulekit.rules.stats import annotate
 
     if target is None:
@@ -305,7 +305,7 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
         rb = to_rules(rb, dnf=True, prune_data=(X, y)) if dnf else annotate(rb, X, y)
         rb = with_basis(rb, basis_comment(n_train=len(y), learned=str(data)))
         if order == "vote":
-            rb = rb.model_copy(update={"semantics": "vote"})
+            rb = as_vote(rb)
     label = rb.default.label if rb.default is not None else None
     return _write_learned(rb, output, exact, quiet, f"no rule beat predicting {label!r} for every case; "
                                                     "try --select none or more data",

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from rulekit import progress
+from rulekit.commands.recorded_na import declared_note, declared_values
 from rulekit.commands.source import read_rules_text
 from rulekit.dsl.basis import refresh_basis
 from rulekit.dsl.restat import replace_stats, rule_stat_spans
@@ -44,8 +45,12 @@ def run(*, rules: Path, data: Path, output: str, target: str | None = None, exac
     text = read_rules_text(rules)
     with progress.phase(f"parsing {rules}"):
         rb, spans = rule_stat_spans(text, file=str(rules))
+    declared = declared_values(rb, na_values, na_values)  # NA texts the domains declare as values
     with progress.phase(f"reading {data}"):
-        columns = read_csv(data, na_values)
+        columns = read_csv(data, na_values, declared)
+    said = declared_note(columns, declared)
+    if said and not quiet:
+        print(f"rulekit: note: {said}", file=sys.stderr)
     check_columns(columns, rb.features)
     note_unseen(columns, rb)
     col = target or rb.target

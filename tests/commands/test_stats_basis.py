@@ -101,3 +101,16 @@ def test_scorecard_says_which_rows_and_stats_renames_them(tmp_path, capsys, file
     code, out, _ = run_cli(["stats", card, files["prune"], "-o", "-"], capsys)
     assert code == 0 and out.startswith(f"# 'with N rows, M correct': the 120 rows of {files['prune']} its "
                                         f"condition holds on\nrulebase")
+
+
+def test_stats_reads_declared_na_texts_as_values(tmp_path, capsys):
+    """A rules file's domain that declares 'N/A' as a value: stats reads such cells as that value (as
+    predict does), not as missing, with one note."""
+    rules = tmp_path / "r.rules"
+    rules.write_text('rulebase r\ntarget y: classes {neg, pos}\nfeature s: nominal {"N/A", ok}\n'
+                     'semantics first-hit\ndefault neg\nr1: if s = "N/A" then pos\n')
+    data = tmp_path / "d.csv"
+    data.write_text("s,y\n" + "N/A,pos\n" * 7 + "ok,neg\n" * 3)
+    code, out, err = run_cli(["stats", rules, data, "-o", "-"], capsys)
+    assert code == 0 and "with 7 rows, 7 correct" in out and "read as values, not missing" in err
+    assert run_cli(["stats", rules, data, "--na-values", "N/A", "-o", "-"], capsys)[1].count("with 0 rows") == 1
