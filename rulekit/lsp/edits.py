@@ -28,7 +28,10 @@ def formatted(a: Analysis) -> str | None:
     """The canonical text, or None when the file does not parse or is already canonical."""
     if a.rulebase is None:
         return None
-    new = dsl.dumps(a.rulebase)
+    # the denominators shares are written over (279/285, not 93/95), as `rulekit fmt` keeps them;
+    # an incremental parse does not record them, a full one does
+    rows = a.parsed.share_rows or dsl.parse(a.text, file=a.parsed.file).share_rows
+    new = dsl.dumps(a.rulebase, share_rows=rows)
     return None if new == a.text else new
 
 

@@ -211,7 +211,7 @@ class Session:
         if checked.errors:
             raise RulekitError(f"not formatted: {len(checked.errors)} error(s), first "
                                f"{checked.errors[0].headline()}")
-        return dsl.dumps(checked.rulebase)
+        return dsl.dumps(checked.rulebase, share_rows=checked.parsed.share_rows)  # as `rulekit fmt`
 
     # --- data -----------------------------------------------------------------------------------------
 
