@@ -24,6 +24,8 @@ from rulekit.rules.candidates import KINDS as CANDIDATE_KINDS
 from rulekit.rules.candidates import bootstrap_models, codes, pool, regrowable, supported
 from rulekit.rules.dnf import dnf as _dnf
 from rulekit.rules.extract import extract
+from rulekit.rules.noise_note import may_fit_noise
+from rulekit.rules.rep_choice import most_accurate
 from rulekit.rules.simplify import simplify as _simplify
 from rulekit.rules.stats import annotate
 from rulekit.rules.steps import Steps
@@ -162,12 +164,15 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
                 steps.note(f"MDL left fewer than {count(min_rules, 'rule')}: chosen without it (--min-rules), "
                            f"{count(len(rb.rules), 'rule')} kept" + ("" if rb.rules else
                                                                      " (no rule was left to choose from)"))
-        if prune == "reduced-error" and positive is None and _accuracy(rb, X, y) < _accuracy(pruned, X, y):
-            rb = pruned  # reduced error never loses accuracy on its pruning set: keep its own order
+        name = ("classes ordered, default chosen" + (", MDL subset per class" if mdl else "")
+                + (" (on the training and pruning rows)" if train_data is not None else ""))
+        if prune == "reduced-error" and positive is None:
+            rb, name, said = most_accurate(rb, name, pruned, X, y, min_rules=min_rules)
+            if said is not None and steps is not None:
+                steps.note(said)
         rb = _prune.drop_unseen_missing(rb, X, y)
         if steps is not None:
-            steps.rules("classes ordered, default chosen" + (", MDL subset per class" if mdl else "")
-                        + (" (on the training and pruning rows)" if train_data is not None else ""), rb, X, y)
+            steps.rules(name, rb, X, y)
     if dnf or (positive is not None and not prune):
 
         rb = _dnf(rb, X, y, mdl=bool(mdl and not prune), positive=positive, merge=dnf)
@@ -179,6 +184,9 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
         if relabelled and steps is not None:
             steps.rules(f"labels from the shares ({count(relabelled, 'conclusion')} chosen on other rows "
                         "now conclude the most frequent class of the rows their shares count)", rb, X, y)
+        said = may_fit_noise(rb, X, y) if prune and steps is not None else None
+        if said is not None:
+            steps.note(said)
     if order == "vote" and rb.semantics != "vote":
         rb = rb.model_copy(update={"semantics": "vote"})
     if order == "vote" and X is not None:
@@ -246,10 +254,6 @@ def _pooled(a: tuple[Any, np.ndarray], b: tuple[Any, np.ndarray]) -> tuple[Any, 
         X = {c: list(Xa[c]) + list(Xb[c]) for c in cols}
     y = np.concatenate([np.asarray(ya, dtype=object), np.asarray(yb, dtype=object)])
     return X, y
-
-
-def _accuracy(rb: RuleBase, X: Any, y: Any) -> float:
-    return float(np.mean(np.asarray(rb.predict(X), dtype=object) == np.asarray(y, dtype=object)))
 
 
 def _prunable(model: Model) -> bool:
