@@ -662,21 +662,23 @@ def _best_exclusion(ctx: _Ctx, best: tuple, good: np.ndarray, stats: dict, w: fl
     for m, a in zip(matches, alive):
         if a:
             covers += m
-    uncovered = covers == 0  # the rows a widened rule may take in: no alive rule of the class has them
     for j in range(len(boxes)):
         if not alive[j] or boxes[j] is None:
             continue
         alone = covers == matches[j]  # no other alive rule of the class matches
         moves = itertools.chain(
             exclude.narrowed(boxes[j], matches[j], alone, good, grown, nominal, ctx.ev.column, rate),
-            widen.widened(boxes[j], matches[j], uncovered, good, grown, ctx.ev.column,
-                          lambda box: _box_rows(ctx, box), rate))
+            widen.widened(boxes[j], matches[j], good, grown, ctx.ev.column, lambda box: _box_rows(ctx, box),
+                          rate))
         for box, m in moves:
             t_new = _theory_bits(box, stats)
             x_new = _grown_extra(m, good, grown)
-            c = _cost_of(rules, good, w, (), j, (m, t_new, x_new))
+            # as when a condition is dropped: rules of the class the widened rule subsumes go with it
+            gone = {i for i in range(len(boxes)) if alive[i] and i != j and boxes[i] is not None
+                    and box.subsumes(boxes[i])}
+            c = _cost_of(rules, good, w, gone, j, (m, t_new, x_new))
             if c < best[0]:
-                best = (c, j, (None, m, t_new, box, set(), x_new))
+                best = (c, j, (None, m, t_new, box, gone, x_new))
     return best
 
 

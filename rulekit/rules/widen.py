@@ -6,8 +6,9 @@ The refinement generalises a rule by dropping whole conditions; a tree's set tes
 :mod:`rulekit.rules.join` adds such cells before the subset choice, judged on the pruning rows
 of the rules as the tree left them (irrelevant tests still narrow them, so the cells are small);
 here, the mirror of :mod:`rulekit.rules.exclude`, the refinement may put one value into a rule's
-set test when the cell's rows no other rule of the class covers are, pessimistically, mostly of
-the rule's class; the description length decides whether it is kept (docs/rules.md).
+set test when the cell's rows are, pessimistically, mostly of the rule's class; the description
+length decides whether it is kept, with the rules of the class the widened rule now subsumes
+gone (docs/rules.md).
 """
 
 from __future__ import annotations
@@ -24,14 +25,15 @@ Column = Callable[[Any], np.ndarray]
 Member = Callable[[Any], np.ndarray]
 
 
-def widened(box: Any, match: np.ndarray, uncovered: np.ndarray, good: np.ndarray, grown: np.ndarray,
-            column: Column, member: Member, rate: Rate) -> Iterator[tuple[Any, np.ndarray]]:
+def widened(box: Any, match: np.ndarray, good: np.ndarray, grown: np.ndarray, column: Column, member: Member,
+            rate: Rate) -> Iterator[tuple[Any, np.ndarray]]:
     """``(widened box, its rows)`` for every value ``v`` that a nominal set test of ``box`` (a rule
     matching ``match``) leaves out, when the cell (the box with ``v`` for that test) holds rows of
-    the rule's class (``good``) among those no rule of the class covers (``uncovered``) and the
-    pessimistic rate of other classes there, ``rate(n, e, grown n, grown e)`` (``grown``: rows that
-    grew the rules), is below ``MAJORITY``. ``column(k)``: the value codes of ``k``; ``member(box)``:
-    the rows a box holds on."""
+    the rule's class (``good``) and the pessimistic rate of other classes among all its rows,
+    ``rate(n, e, grown n, grown e)`` (``grown``: rows that grew the rules), is below ``MAJORITY``.
+    All the cell's rows: those other rules of the class cover still say whose the cell is, and a
+    rule widened over them may subsume those rules (the refinement then drops them). ``column(k)``:
+    the value codes of ``k``; ``member(box)``: the rows a box holds on."""
     for k, c in box.items.items():
         if not isinstance(c, NomSet):
             continue
@@ -40,7 +42,7 @@ def widened(box: Any, match: np.ndarray, uncovered: np.ndarray, good: np.ndarray
             continue
         col = column(k)
         rest = member(with_test(box, k, nom_universe(c.size, True)))
-        rows = np.flatnonzero(rest & uncovered)
+        rows = np.flatnonzero(rest)
         t = cell_counts(col[rows], good[rows], grown[rows], c.size)
         for v in values:
             n, g = int(t[v].sum()), int(t[v, 1] + t[v, 3])

@@ -2,12 +2,15 @@
 test leaves out a cell of its own class gains that value when the cell's rows, the training rows
 among them, are pessimistically mostly its class, also when the pruning rows alone are too few for
 the join to take it in; a cell of mostly other classes stays out; and the default path finds a
-planted term whose `!=` test the tree wrote as a set test without the cell."""
+planted term whose `!=` test the tree wrote as a set test without the cell, and a term C4.5's
+multiway splits cut into pieces as one rule (the widened rule subsumes the pieces)."""
 
 from __future__ import annotations
 
+import io
 import re
 import zlib
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
@@ -74,14 +77,13 @@ def _case(draw):
     for c in codes:
         c[rng.random(n) < 0.1] = np.nan
     good = rng.random(n) < draw(st.floats(0.1, 0.9))
-    uncovered = rng.random(n) < draw(st.floats(0.3, 1.0))
     grown = rng.random(n) < draw(st.floats(0.0, 1.0))
     items = {}
     for f, s in enumerate(sizes):
         if rng.random() < 0.7:
             items[f] = NomSet(frozenset(int(v) for v in rng.choice(s, int(rng.integers(1, s + 1)), replace=False)), s,
                               bool(rng.random() < 0.3))
-    return codes, sizes, good, uncovered, grown, Box(items)
+    return codes, sizes, good, grown, Box(items)
 
 
 def _other_rate(rows, good, grown):
@@ -97,7 +99,7 @@ def _counts_rate(n, e, ng, eg):
 @settings(max_examples=lane_examples(200), deadline=None)
 @given(_case())
 def test_a_widened_rule_is_its_parent_with_one_cell_of_mostly_its_class(case):
-    codes, sizes, good, uncovered, grown, box = case
+    codes, sizes, good, grown, box = case
 
     def member(b):
         rows = [np.isin(codes[k], sorted(c.codes)) | (c.missing & np.isnan(codes[k])) for k, c in b.items.items()]
@@ -105,14 +107,14 @@ def test_a_widened_rule_is_its_parent_with_one_cell_of_mostly_its_class(case):
 
     match = member(box)
     found = []
-    for out, m in widen.widened(box, match, uncovered, good, grown, codes.__getitem__, member, _counts_rate):
+    for out, m in widen.widened(box, match, good, grown, codes.__getitem__, member, _counts_rate):
         assert np.array_equal(m, member(out))
         diff = [k for k in set(box.items) | set(out.items) if box.items.get(k) != out.items.get(k)]
         assert len(diff) == 1
         k = diff[0]
         (v,) = out.items[k].codes - box.items[k].codes
         assert out.items[k] == NomSet(box.items[k].codes | {v}, sizes[k], box.items[k].missing)
-        cell = m & ~match & uncovered
+        cell = m & ~match
         assert np.array_equal(m & ~match, member(Box({**box.items, k: NomSet(frozenset({v}), sizes[k])})))
         # the cell taken in holds rows of the class, and pessimistically most of its rows are
         assert (cell & good).any() and _other_rate(cell, good, grown) < 0.5
@@ -121,7 +123,7 @@ def test_a_widened_rule_is_its_parent_with_one_cell_of_mostly_its_class(case):
     expected = []
     for k, c in box.items.items():
         for v in range(sizes[k]):
-            cell = member(Box({**box.items, k: NomSet(frozenset({v}), sizes[k])})) & uncovered
+            cell = member(Box({**box.items, k: NomSet(frozenset({v}), sizes[k])}))
             if v not in c.codes and (cell & good).any() and _other_rate(cell, good, grown) < 0.5:
                 expected.append((k, v))
     assert found == expected
@@ -140,3 +142,29 @@ def test_the_default_path_finds_a_set_test_short_of_one_value(tmp_path: Path):
     text = rulekit.dsl.dumps(rb)
     used = {f.name for f in rb.features if re.search(rf"\b{f.name}\b", text.split("\n\n", 1)[1])}
     assert C.recovered(concept, rb.predict, used), text
+
+
+def test_a_widened_rule_takes_the_place_of_the_rules_it_subsumes(tmp_path: Path):
+    """dnf11 of the planted concepts, draw 0, on the c45 path (``fit --algorithm c45``): the multiway
+    splits leave the term `a1 = v1 and a3 != v5 and a0 != v2` as four rules, one per few values
+    of a3 and a0; widening the largest over the cells the others cover lets them go, and the rules
+    are the concept's two terms (6 literals; 15 when a widened rule kept the pieces beside it)."""
+    from rulekit.commands import fit, rules
+
+    concept = C.nominal_dnf(11)
+    rng = np.random.default_rng(zlib.crc32(concept.name.encode()))
+    for name, n in (("train", 3000), ("prune", 1000)):
+        X, y = concept.sample(n, rng)
+        X.assign(y=y).to_csv(tmp_path / f"{name}.csv", index=False)
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        fit.run(data=tmp_path / "train.csv", target="y", algorithm="c45", task=None, criterion=None,
+                max_depth=None, min_samples_leaf=1, prune="none", prune_data=None, ensemble=None, n_trees=100,
+                seed=0, output=tmp_path / "m.json", quiet=True)
+        rules.run(model=tmp_path / "m.json", prune_data=tmp_path / "prune.csv", dnf=True, order="first-hit",
+                  output=tmp_path / "r.rules")
+    rb = rulekit.load(tmp_path / "r.rules")
+    text = rulekit.dsl.dumps(rb)
+    used = {f.name for f in rb.features if re.search(rf"\b{f.name}\b", text.split("\n\n", 1)[1])}
+    assert C.recovered(concept, rb.predict, used), text
+    body = text.split("\n\n", 1)[1]
+    assert len(re.findall(r"\b(?:a|z)\d+ (?:=|!=|in|not in) ", body)) <= 6, text
