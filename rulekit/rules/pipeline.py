@@ -182,8 +182,9 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
     if reshaping and X is not None and positive is None:
         rb, relabelled = agreeing_labels(rb)
         if relabelled and steps is not None:
-            steps.rules(f"labels from the shares ({count(relabelled, 'conclusion')} chosen on other rows "
-                        "now conclude the most frequent class of the rows their shares count)", rb, X, y)
+            steps.rules(f"labels from the shares ({count(relabelled, 'conclusion')} chosen on other rows now "
+                        + ("concludes the most frequent class of the rows its shares count)" if relabelled == 1
+                           else "conclude the most frequent class of the rows their shares count)"), rb, X, y)
         said = may_fit_noise(rb, X, y) if prune and steps is not None else None
         if said is not None:
             steps.note(said)

@@ -9,6 +9,7 @@ from contextlib import redirect_stderr, redirect_stdout
 import numpy as np
 import pandas as pd
 
+import rulekit
 from rulekit import dsl
 from rulekit.commands import check, rules
 from rulekit.dsl.lint_base import conclusion_problems
@@ -58,3 +59,22 @@ def test_the_audit_coin_writes_a_file_check_accepts(tmp_path):
         rules.run(model=tmp_path / "m.json", prune_data=tmp_path / "prune.csv", dnf=True, order="first-hit",
                   output=tmp_path / "r.rules")
         assert check.run(tmp_path / "r.rules", quiet=True) == 0
+
+
+def test_the_step_says_what_changed():
+    from rulekit.rules.steps import Steps
+
+    rng = np.random.default_rng(5)
+    n = 1200
+    X = pd.DataFrame({f"f{j}": rng.choice(list("abc"), n) for j in range(6)})
+    y = np.where(rng.random(n) < 0.5, "yes", "no")
+    from rulekit.learners import CARTClassifier
+
+    model = CARTClassifier(random_state=0).fit(X.iloc[:600], y[:600]).model_
+    steps = Steps()
+    rb = rulekit.to_rules(model, prune="pessimistic", tree_prune=True, dnf=True, prune_data=(X.iloc[600:], y[600:]),
+                          train_data=(X.iloc[:600], y[:600]), steps=steps)
+    changed = [line for line in steps.lines() if line.startswith("labels from the shares")]
+    assert changed == ["labels from the shares (1 conclusion chosen on other rows now concludes the most frequent "
+                       f"class of the rows its shares count): {len(rb.rules)} rule, 1 condition, accuracy on the pruning data "
+                       f"{float(np.mean(rb.predict(X.iloc[600:]) == y[600:])):.4f}"]
