@@ -288,7 +288,7 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
             select: str, prune_data: Path | None, exact: bool = False) -> int:
     """``rules DATA --target y --induce``: sequential covering on DATA (RuleInducer)."""
     from rulekit.commands.fit import _split
-    from rulekit.rules import data_cuts, to_rules
+    from rulekit.rules import data_cuts, induce_hint, to_rules
     from rulekit.rules.induction import RuleInducer, as_vote
     from rulekit.rules.stats import annotate
 
@@ -307,8 +307,9 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
         if order == "vote":
             rb = as_vote(rb)
     label = rb.default.label if rb.default is not None else None
-    return _write_learned(rb, output, exact, quiet, f"no rule beat predicting {label!r} for every case; "
-                                                    "try --select none or more data",
+    # an empty result only: the advice fits once more, without the MDL choice, to see if that helps
+    advice = "" if rb.rules else induce_hint.empty_advice(X, y, select)
+    return _write_learned(rb, output, exact, quiet, f"no rule beat predicting {label!r} for every case{advice}",
                           share_rows=None if exact else counted_rows(rb, (X, y)))
 
 
