@@ -73,8 +73,8 @@ def _with_target(columns, col: str, data: Path, quiet: bool):
     """The rows of ``columns`` with a target value, with a note on the others (as ``fit`` and
     ``diff`` leave them out): a row with no known class is no rule's error."""
     keep = [i for i, v in enumerate(columns[col]) if v is not None and v != ""]
-    if not keep:
-        raise DataError(f"the target column {col!r} is empty", file=str(data))
+    if not keep and columns[col]:
+        raise DataError(f"no row has a {col!r} value (the target column is empty)", file=str(data))
     if len(keep) < len(columns[col]) and not quiet:
         print(f"rulekit: note: {len(columns[col]) - len(keep):,} row(s) of {data} without a {col!r} value "
               f"not counted", file=sys.stderr)

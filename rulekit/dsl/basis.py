@@ -8,10 +8,20 @@ a comment that named the old rows would be a wrong statement about the new numbe
 
 from __future__ import annotations
 
+import unicodedata
+
 SHARES_HEAD = "{class: share}: classes of the rows each rule decides (the first rule that holds) among "
 WITH_HEAD = "'with N rows, M correct': "
 LEARNED_HEAD = "numbers counted on the "
 LEARNED_NEXT = "{class: share} of the rows each rule decides"
+
+
+def shown(source: str) -> str:
+    """``source`` (a path) as a comment may hold it: quoted with escapes when it holds a line break or
+    another control character, which would end the comment and start a statement."""
+    if any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in source):
+        return repr(source)
+    return source
 
 
 def basis_comment(*, n_prune: int | None = None, n_train: int | None = None, dnf: bool = False,
@@ -20,7 +30,7 @@ def basis_comment(*, n_prune: int | None = None, n_train: int | None = None, dnf
     decides (first hit), ``with N rows, M correct`` the rows its condition holds on. ``learned``:
     DATA of ``--induce`` (both on its rows)."""
     if learned is not None:
-        return (f"{LEARNED_HEAD}{n_train:,} rows of {learned} the rules were learned from:\n"
+        return (f"{LEARNED_HEAD}{n_train:,} rows of {shown(learned)} the rules were learned from:\n"
                 f"{LEARNED_NEXT} (the first rule that holds), 'with N rows' the rows its condition holds on")
     shares = (f"the {n_prune:,} pruning rows" if dnf or n_train is None
               else f"the {n_train:,} training and {n_prune:,} pruning rows")
@@ -29,12 +39,12 @@ def basis_comment(*, n_prune: int | None = None, n_train: int | None = None, dnf
 
 def scorecard_comment(n_rows: int, source: str) -> str:
     """The comment for ``rulekit rules DATA --scorecard`` (a weight is no share: only the counts)."""
-    return f"{WITH_HEAD}the {n_rows:,} rows of {source} the card was learned from that its condition holds on"
+    return f"{WITH_HEAD}the {n_rows:,} rows of {shown(source)} the card was learned from that its condition holds on"
 
 
 def refreshed_with(n_rows: int, source: str) -> str:
     """The ``with N rows`` line for statistics ``rulekit stats`` computed on ``n_rows`` rows of ``source``."""
-    return f"{WITH_HEAD}the {n_rows:,} rows of {source} its condition holds on"
+    return f"{WITH_HEAD}the {n_rows:,} rows of {shown(source)} its condition holds on"
 
 
 def with_basis(rb, line: str):

@@ -114,3 +114,23 @@ def test_stats_reads_declared_na_texts_as_values(tmp_path, capsys):
     code, out, err = run_cli(["stats", rules, data, "-o", "-"], capsys)
     assert code == 0 and "with 7 rows, 7 correct" in out and "read as values, not missing" in err
     assert run_cli(["stats", rules, data, "--na-values", "N/A", "-o", "-"], capsys)[1].count("with 0 rows") == 1
+
+
+def test_a_path_with_a_line_break_stays_inside_the_comment(tmp_path, capsys, files):
+    """A DATA path holding a newline (review): the comment shows it quoted, so the written file still
+    parses (it had a second line that read as a statement)."""
+    rules, out = tmp_path / "i.rules", tmp_path / "o.rules"
+    assert run_cli(["rules", files["train"], "--target", "y", "--induce", "-o", rules], capsys)[0] == 0
+    odd = tmp_path / "pr\nx: if.csv"
+    odd.write_text(files["prune"].read_text())
+    assert run_cli(["stats", rules, odd, "-o", out], capsys)[0] == 0
+    assert repr(str(odd)) in out.read_text()
+    assert run_cli(["check", out], capsys)[0] == 0
+
+
+def test_header_only_data_gives_zero_row_statistics(tmp_path, capsys, files):
+    rules, empty = tmp_path / "i.rules", tmp_path / "h.csv"
+    assert run_cli(["rules", files["train"], "--target", "y", "--induce", "-o", rules], capsys)[0] == 0
+    empty.write_text("a,b,y\n")
+    code, out, err = run_cli(["stats", rules, empty, "-o", "-"], capsys)
+    assert code == 0 and "with 0 rows" in out, err
