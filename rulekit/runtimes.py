@@ -9,6 +9,8 @@ the ONNX graph in onnxruntime. They say what they are doing through ``rulekit.pr
 
 from __future__ import annotations
 
+import json
+
 import sqlite3
 import time
 import types
@@ -349,9 +351,23 @@ def run_onnx(obj, data, dtype: str = "auto") -> Outcome:
     res = dict(zip(names, sess.run(None, {"X": X})))
     seconds = time.perf_counter() - t0
     if obj.task == "classification":
-        return Outcome(np.asarray(res["label"]).astype(object), np.asarray(res["probabilities"], np.float64),
-                       seconds)
+        labels = undecided_as_none(np.asarray(res["label"]).astype(object), proto)
+        return Outcome(labels, np.asarray(res["probabilities"], np.float64), seconds)
     return Outcome(np.asarray(res["prediction"], np.float64).ravel(), None, seconds)
+
+
+def undecided_as_none(labels: np.ndarray, proto) -> np.ndarray:
+    """``labels`` with the ONNX export's "no rule decides" label (``rulekit.no_decision_label`` in
+    its metadata: a rule base without a default) as None, the source's own answer for those rows."""
+    meta = {p.key: p.value for p in proto.metadata_props}
+    if "rulekit.no_decision_label" not in meta:
+        return labels
+    sentinel = json.loads(meta["rulekit.no_decision_label"])  # None: NaN (float labels)
+    out = labels.copy()
+    for i, v in enumerate(labels):
+        if (v != v) if sentinel is None else (v == sentinel):  # NaN != NaN
+            out[i] = None
+    return out
 
 
 RUNNERS: dict[str, Callable[..., Outcome]] = {
