@@ -13,6 +13,7 @@ from rulekit.dsl.printer import condition as condition_text
 from rulekit.dsl.printer import conclusion as conclusion_text
 from rulekit.dsl.literals import number
 from rulekit.rules.base import Rule, RuleBase
+from rulekit.util import significant_digits
 
 MAX_RULES = 20_000  # more rules than this on a side: rules are counted, not compared one by one
 MAX_TEXTS = 200  # changes written out as text (all are counted; ~1 ms each)
@@ -36,7 +37,11 @@ def rule_text(r: Rule, task: str, classes: tuple | None = None) -> str:
 
 
 def shown_conclusion(c, task: str, classes: tuple | None) -> str:
-    return conclusion_text(c, task, classes, fractions=True)
+    """Shares as the rules file writes them: short decimals where every share has at most 4
+    significant digits (``{a: 0.3333, b: 0.6667}``, not ``3333/10000``), else over their least
+    common denominator (``13/257``), else every digit."""
+    long = c.distribution is not None and any(significant_digits(p) > 4 for p in c.distribution)
+    return conclusion_text(c, task, classes, fractions=long)
 
 
 def _fields(x: Rule, y: Rule) -> list[str]:

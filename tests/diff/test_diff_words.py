@@ -78,3 +78,15 @@ def test_conclusions_are_named_by_class_and_short(files, capsys):
     code, js = run(["diff", files["a"], files["shares"], "--format", "json"], capsys)
     texts = [r["before"] or r["after"] for r in json.loads(js)["rules"]]
     assert all("{no: " in t for t in texts) and not any("[" in t for t in texts), texts
+
+
+def test_short_hand_typed_shares_stay_decimals():
+    """A hand-typed `{a: 0.3333, b: 0.6667}` is shown as written, not as 3333/10000 (review)."""
+    from rulekit import dsl
+    from rulekit.diffing.rules import shown_conclusion
+
+    head = "rulebase t\ntarget y: classes {a, b}\nfeature x: numeric\nsemantics first-hit\n"
+    rb = dsl.loads(head + "default a {a: 0.3333, b: 0.6667}\n")
+    assert shown_conclusion(rb.default, rb.task, rb.classes) == "a {a: 0.3333, b: 0.6667}"
+    rb = dsl.loads(head + "default b {a: 13/257, b: 244/257}\n")
+    assert shown_conclusion(rb.default, rb.task, rb.classes) == "b {a: 13/257, b: 244/257}"
