@@ -9,7 +9,7 @@ from rulekit import progress
 from rulekit.errors import RulekitError
 from rulekit.fileio import decode_text, read_bytes, sniff_source
 from rulekit.foreign import HEAD_BYTES, identify, import_hint
-from rulekit.input_kind import SNIFF_CHARS, csv_header, looks_like
+from rulekit.input_kind import SNIFF_CHARS, csv_header, looks_like, mentions_rules
 from rulekit.rules.base import RuleBase
 
 if TYPE_CHECKING:  # checking a rules file needs no tree IR (networkx, numpy): kept off the import path
@@ -49,9 +49,11 @@ def read_rules_text(path: str | Path) -> str:
 
 def _refuse_csv(text: str, path: str | Path, expected: str) -> None:
     """A data table given where a model or rules file belongs: one line saying so (it would be
-    parsed as rules text and fail on its first comma)."""
-    if looks_like(text[:SNIFF_CHARS]) == "csv":
-        raise RulekitError(f"{path}: looks like a CSV data file (header: {csv_header(text[:SNIFF_CHARS])}), "
+    parsed as rules text and fail on its first comma). Text with a rules statement, a ``then`` or an
+    ``ID: if`` is a broken rules file rather: the parser says what is wrong with it."""
+    head = text[:SNIFF_CHARS]
+    if looks_like(head) == "csv" and not mentions_rules(head):
+        raise RulekitError(f"{path}: looks like a CSV data file (header: {csv_header(head)}), "
                            f"expected {expected}")
 
 

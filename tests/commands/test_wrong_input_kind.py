@@ -64,3 +64,38 @@ def test_a_model_or_rules_file_as_data(files, capsys, argv, what):
     assert run([a.format(d=files) for a in argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and what in err and "expected a CSV data file with a header row" in err
+
+
+@pytest.mark.parametrize("header", ["feature 1,feature 2,label", "group id,score,label", "target group,x,label",
+                                    "default rate,x,label", "rulebase x,y,label", "if,a,label",
+                                    "[mm] length,x,label", "{mm} length,x,label"])
+def test_a_data_csv_whose_first_name_starts_like_rules_or_json_is_read(files, capsys, header):
+    (files / "h.csv").write_text(f"{header}\n1,2,a\n3,4,b\n5,6,a\n7,8,b\n")
+    assert looks_like((files / "h.csv").read_text()) == "csv"
+    (files / "any.rules").write_text("rulebase r\ntarget label: classes {a, b}\ndefault a\n")
+    assert run(["predict", files / "any.rules", files / "h.csv", "-o", "-"]) == 0
+    assert run(["fit", files / "h.csv", "--target", "label", "-o", files / "h.json", "-q"]) == 0
+    assert "looks like" not in capsys.readouterr().err
+
+
+def test_rules_and_json_by_their_full_shape():
+    for rules in ("rulebase r\n", "target y: classes {p, q}\n", "feature a: numeric\n", "default p\n",
+                  "default p {p: 3, q: 1}\n", "group 3\n", "semantics first-hit\n", "if a > 2 then q\n",
+                  '"r 1": if a > 2 then q\n', "missing c counts as p\n", "combiner sum link sigmoid\n"):
+        assert looks_like(rules + "r1: if a > 2 then q\n") == "rules", rules
+    for js in ('{"format": "rulekit-model"', '[{"a": 1}, {"a": 2}]', "[1, 2]\n", "{}"):
+        assert looks_like(js) == "json", js
+    assert looks_like("[1, 2\n") is None  # not JSON, one line: unclear
+
+
+def test_a_broken_rules_file_gets_the_parser_error_not_csv(tmp_path, capsys):
+    (tmp_path / "t.rules").write_text("r1 if c in {p, q} then b\nr2: if c in {q, r} then a\n")
+    assert run(["check", tmp_path / "t.rules"]) != 0
+    out = "".join(capsys.readouterr())
+    assert "t.rules:1:4:" in out and "expected ':'" in out and "CSV" not in out
+
+
+def test_the_csv_header_shown_has_single_spaces(tmp_path, capsys):
+    (tmp_path / "s.csv").write_text("a, b, y\n1, 2, p\n3, 4, q\n")
+    assert run(["check", tmp_path / "s.csv"]) == 2
+    assert "(header: a, b, y)" in capsys.readouterr().err
