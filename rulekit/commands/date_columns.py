@@ -11,8 +11,9 @@ dates; a few dates (a batch or snapshot day) stay a legitimate category. ``--kee
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Any
+
+from rulekit.commands.shell_words import shell_word
 
 MIN_VALUES = 20
 
@@ -56,7 +57,7 @@ def date_columns(frame: Any) -> list[tuple[str, int, str]]:
 def note(found: list[tuple[str, int, str]]) -> str:
     """One line naming the date columns left out and how to use one."""
     listed = ", ".join(f"{name!r} ({distinct:,} dates such as {example!r})" for name, distinct, example in found)
-    first = shlex.quote(found[0][0])
+    first = shell_word(found[0][0])
     what = "column" if len(found) == 1 else "columns"
     return (f"{what} {listed} not used: a tree would test single dates as categories, which reach no new "
             f"rows; derive a number from a date (days since some day, the year) as a new column to use it, "

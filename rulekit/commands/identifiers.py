@@ -4,31 +4,28 @@
 ``fit`` and ``rules DATA --induce/--scorecard`` leave such a column out, with one note: a test on
 it can only list training rows, so it fits them all and reaches no new row. A text column: more
 than ``MIN_VALUES`` distinct values, and more than ``SHARE`` of its non-empty cells distinct. A
-numeric column only when it holds whole numbers, a different one in every non-empty cell, and
-either its name says id (``id``, ``ID``, ``user_id``, ``key``, ``Unnamed: 0``) with more than
-``MIN_VALUES`` cells or, over at least ``DENSE_ROWS`` cells, they fill at least 1/``DENSE_SPAN`` of
-their range (row numbers, also after a random split); whole numbers drawn at random from a range
-that narrow would repeat. A measurement (floats, repeated values) always stays.
-``--keep COL`` keeps a column.
+numeric column only when its name says id (``id``, ``ID``, ``user_id``, ``userId``, ``key``,
+``index``, ``row``, ``Unnamed: 0``) and it holds more than ``MIN_VALUES`` whole numbers, a different
+one in every non-empty cell: a measurement with one row per value (``year`` 1900..2023) stays,
+however densely its values fill their range. ``--keep COL`` keeps a column. Notes show names
+on one line, control characters escaped (:mod:`rulekit.commands.shell_words`).
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from rulekit.commands import date_columns
+from rulekit.commands.shell_words import shell_word
 from rulekit.errors import DataError
 
 MIN_VALUES = 20
 SHARE = 0.5
-DENSE_ROWS = 100
-DENSE_SPAN = 4
-_ID_WORDS = frozenset({"id", "ids", "key", "idx", "index", "uuid", "rowid", "rownum", "pk"})
+_ID_WORDS = frozenset({"id", "ids", "key", "idx", "index", "uuid", "rowid", "rownum", "row", "pk"})
 
 
 def identifiers(frame: Any) -> list[tuple[str, int, int]]:
@@ -58,17 +55,15 @@ def _id_name(name: str) -> bool:
 
 
 def _numeric_id(name: str, col: Any) -> bool:
-    """A numeric column of whole numbers, all distinct, that is a row id by name or by density."""
+    """A numeric column named as an id, of whole numbers, all distinct."""
     values = col.to_numpy(dtype=float)
     values = values[~np.isnan(values)]
     n = values.size
-    if n <= MIN_VALUES or not np.all(np.isfinite(values)) or np.any(values != np.floor(values)):
+    if not _id_name(name) or n <= MIN_VALUES:
         return False
-    if np.unique(values).size != n:
+    if not np.all(np.isfinite(values)) or np.any(values != np.floor(values)):
         return False
-    if _id_name(name):
-        return True
-    return n >= DENSE_ROWS and values.max() - values.min() + 1 <= DENSE_SPAN * n
+    return bool(np.unique(values).size == n)
 
 
 def leave_out(frame: Any, keep: Iterable[str], path: Any) -> tuple[Any, list[str]]:
@@ -89,7 +84,7 @@ def leave_out(frame: Any, keep: Iterable[str], path: Any) -> tuple[Any, list[str
         first = (found or dates)[0][0]
         listed = ", ".join([_listed(found)] * bool(found) + [repr(d[0]) for d in dates])
         raise DataError(f"every feature column looks like an identifier or holds dates ({listed}); "
-                        f"--keep {shlex.quote(first)} uses one", file=str(path))
+                        f"--keep {shell_word(first)} uses one", file=str(path))
     notes = ([note(found)] if found else []) + ([date_columns.note(dates)] if dates else [])
     return frame.drop(columns=[f[0] for f in found + dates]), notes
 
@@ -99,7 +94,7 @@ def note(found: list[tuple[str, int, int]]) -> str:
     if len(found) == 1:
         name, distinct, present = found[0]
         return (f"column {name!r} has {_counts(distinct, present)} (an identifier?): not used, since a "
-                f"test on it cannot reach new rows; --keep {shlex.quote(name)} to use it")
+                f"test on it cannot reach new rows; --keep {shell_word(name)} to use it")
     return (f"columns {_listed(found)} have a different value on most rows (identifiers?): not used, "
             f"since a test on them cannot reach new rows; --keep COL to use one")
 

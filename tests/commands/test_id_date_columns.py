@@ -1,5 +1,6 @@
 """Numeric row ids and date columns (audit item 5): `fit` and `rules DATA --induce/--scorecard` leave
-out a whole-number column with a different value on every row that is an id by name or density,
+out a whole-number column with a different value on every row whose name says id (a year per row
+stays),
 and a text column of more than 20 dates, each with one note; --keep uses one; measurements and
 small date columns stay."""
 
@@ -21,7 +22,7 @@ def run(argv) -> int:
     return ex.value.code
 
 
-def test_numeric_ids_by_name_or_density_and_what_stays():
+def test_numeric_ids_by_name_and_what_stays():
     rng = np.random.default_rng(0)
     n = 300
     perm = rng.permutation(2 * n)[:n].astype(float)  # row numbers after a random half split
@@ -33,13 +34,42 @@ def test_numeric_ids_by_name_or_density_and_what_stays():
         "income": rng.normal(5e4, 1e4, n).round(2),  # floats, all distinct: a measurement
         "amount": rng.integers(0, 10**6, n).astype(float),  # whole, spread wide: repeats are unlikely
         "age": rng.integers(18, 90, n).astype(float),  # whole, repeats
-        "paid": np.where(rng.random(n) < 0.5, np.nan, np.arange(n, dtype=float)),  # ~150 distinct, gappy
+        "paid": np.where(rng.random(n) < 0.5, np.nan, np.arange(n, dtype=float)),  # dense, but not named id
+        "year": np.arange(1900, 1900 + n, dtype=float),  # one row per year: a measurement
     })
     names = [f[0] for f in identifiers(frame)]
-    assert names == ["id", "userId", "Unnamed: 0", "row", "paid"]
+    assert names == ["id", "userId", "Unnamed: 0", "row"]
     small = pd.DataFrame({"id": np.arange(15.0), "number": np.arange(40.0)[:15]})
     assert identifiers(small) == []  # 15 rows: too few to tell
-    assert identifiers(pd.DataFrame({"number": np.arange(60.0)})) == []  # not named id, under 100 rows
+    assert identifiers(pd.DataFrame({"number": np.arange(60.0)})) == []  # not named id
+
+
+def test_a_year_per_row_and_dense_whole_measurements_are_used(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    years = pd.DataFrame({"year": np.arange(1900, 2024), "unemployment": rng.normal(6, 2, 124).round(1)})
+    years["recession"] = np.where((years.year % 10 < 3) & (years.unemployment > 5), "yes", "no")
+    years.to_csv(tmp_path / "years.csv", index=False)
+    assert run(["fit", tmp_path / "years.csv", "--target", "recession", "-o", tmp_path / "y.json"]) == 0
+    assert "identifier" not in capsys.readouterr().err
+    assert "year" in [f.name for f in rulekit.load(tmp_path / "y.json").features]
+    weights = pd.DataFrame({"weight_g": 100 + 3 * rng.permutation(121)[:120]})  # 120 distinct in 100..460
+    weights["label"] = np.where(weights.weight_g > 250, "heavy", "light")
+    weights.to_csv(tmp_path / "w.csv", index=False)
+    assert run(["fit", tmp_path / "w.csv", "--target", "label", "-o", tmp_path / "w.json", "-q"]) == 0
+    assert [f.name for f in rulekit.load(tmp_path / "w.json").features] == ["weight_g"]
+
+
+def test_notes_stay_on_one_line_when_a_name_holds_a_newline(tmp_path, capsys):
+    d = _mixed(400, 1, 0).rename(columns={"id": "customer\nid", "signup": "sign\nup"})
+    d.to_csv(tmp_path / "d.csv", index=False)
+    assert run(["fit", tmp_path / "d.csv", "--target", "y", "-o", tmp_path / "m.json"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    ids = [ln for ln in lines if "an identifier?" in ln]
+    dates = [ln for ln in lines if "dates such as" in ln]
+    assert len(ids) == 1 and ids[0].endswith("--keep $'customer\\nid' to use it")
+    assert len(dates) == 1 and dates[0].endswith("--keep $'sign\\nup' to use the dates as categories")
+    assert run(["fit", tmp_path / "d.csv", "--target", "y", "--keep", "customer\nid", "-o", tmp_path / "k.json",
+                "-q"]) == 0
 
 
 def test_dates_recognised_and_small_date_columns_stay():
