@@ -14,7 +14,7 @@ model. It adds the best test not yet chosen and refits the weights of all chosen
 intercepts by L2-penalised maximum likelihood (:mod:`rulekit.rules.logistic`: Newton's method,
 penalty ``1 / (2 l2)`` on the weights, none on the intercepts). It stops at ``max_terms`` tests
 (20); the card keeps the fewest of them with which cards grown the same way on four fifths of the
-rows give the held-out rows the least deviance (each fifth in turn, summed: :func:`held_out_size`),
+rows label the most held-out rows right (each fifth in turn, errors summed: :func:`held_out_size`),
 so easy data gets few tests (a one-cut concept one) and data with many weak signals more. Then each
 chosen test in turn is exchanged for the best other test against the model without it when the
 refit's penalised loss falls (at most :data:`SWEEPS` passes: the local search FasterRisk runs on its
@@ -47,14 +47,13 @@ from rulekit.errors import RulekitError
 from rulekit.rules import engine
 from rulekit.rules.base import Compare, Conclusion, Rule, RuleBase
 from rulekit.rules.estimator import RuleBaseClassifier
-from rulekit.rules.logistic import deviance, fit_logistic, objective, probabilities
+from rulekit.rules.logistic import fit_logistic, objective, probabilities
 from rulekit.rules.stats import annotate, class_codes
 from rulekit.rules.vote import round_weight
 from rulekit.util import round_significant
 
 MAX_TERMS = 20  # the most tests by default; held_out_size chooses how many (docs/rules.md, session 11)
 MAX_CLASSES = 50  # the refit's Newton step solves (terms x classes)^2 equations
-NEAR_EXACT = 0.01  # held-out errors (share of rows) up to which the fewest-error size is kept, not the least deviance
 HOLD_OUT_CELLS = 2_000_000  # rows x features x class columns past which one fold chooses the size
 SWEEPS = 1  # exchange passes over the chosen tests (docs/rules.md, session 10)
 
@@ -346,20 +345,12 @@ def grow(cands: Candidates, yc: np.ndarray, K: int, max_terms: int,
 
 def held_out_size(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float,
                   folds: int = 5) -> int:
-    """The fewest tests with which the scorecards grown on ``folds - 1`` parts of the rows give the
-    held-out rows the least deviance (all folds together; 1 to ``max_terms`` tests): literals go where
-    they still make unseen rows likelier. The deviance, not the count of wrong labels: on small data a
-    held-out fold is a few dozen rows, the count moves in whole rows and its first minimum fell on
-    noise (too few tests), while the deviance weighs every row by how sure the card is, the loss
-    the cards are fitted to. Where the fewest-error cards label all but :data:`NEAR_EXACT` of the
-    held-out rows right, the fewest tests with the fewest errors are kept: there more tests only make
-    right labels surer (a one-cut concept keeps one test). Past :data:`HOLD_OUT_CELLS` (rows x
-    features x class columns) one fold is held out, not each in turn: large data, where one fold's
-    estimate is steady enough."""
+    """The fewest tests with which the scorecards grown on ``folds - 1`` parts of the rows label the
+    most held-out rows right (all folds together; 1 to ``max_terms`` tests): literals go where they
+    still label unseen rows right. Past :data:`HOLD_OUT_CELLS` (rows x features x class columns) one
+    fold is held out, not each in turn: large data, where one fold's estimate is steady enough."""
     part = fold_of(yc, folds)
-    loss = np.zeros(max_terms + 1)
     wrong = np.zeros(max_terms + 1, np.int64)
-    held = 0
     width = 1 if K == 2 else K
     turns = folds if cands.n * max(1, cands.M.shape[1]) * width <= HOLD_OUT_CELLS else 1
     for f in range(turns):
@@ -372,12 +363,7 @@ def held_out_size(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2:
         for t in range(max_terms + 1):
             k = min(t, len(chosen))
             wrong[t] += int(not_right(Bv[:, :k + 1], Yv, coefs[k]).sum())
-            with np.errstate(over="ignore"):  # exp of a large score: a probability of 0 or 1, clipped
-                loss[t] += deviance(probabilities(Bv[:, :k + 1], coefs[k]), Yv)
-        held += int(va.sum())
-    if wrong[1:].min() <= NEAR_EXACT * held:
-        return int(np.argmin(wrong[1:])) + 1
-    return int(np.argmin(loss[1:])) + 1
+    return int(np.argmin(wrong[1:])) + 1
 
 
 def fold_of(yc: np.ndarray, folds: int) -> np.ndarray:
