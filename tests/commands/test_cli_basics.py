@@ -8,17 +8,10 @@ import sys
 import numpy as np
 import pytest
 
-from rulekit.cli import main
 from tests import zoo
+from tests.commands.cli import run_cli
 
 CONTRACT_COMMANDS = ["demo", "fit", "import", "rules", "export", "predict", "check", "fmt", "verify", "show"]
-
-
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as ex:
-        main([str(a) for a in args])
-    out = capsys.readouterr()
-    return ex.value.code, out.out, out.err
 
 
 @pytest.mark.parametrize("command", CONTRACT_COMMANDS)

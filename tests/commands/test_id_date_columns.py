@@ -11,15 +11,9 @@ import pandas as pd
 import pytest
 
 import rulekit
-from rulekit.cli import main
 from rulekit.commands.date_columns import date_columns, is_date
 from rulekit.commands.identifiers import identifiers
-
-
-def run(argv) -> int:
-    with pytest.raises(SystemExit) as ex:
-        main([str(a) for a in argv])
-    return ex.value.code
+from tests.commands.cli import exit_code as run
 
 
 def test_numeric_ids_by_name_and_what_stays():

@@ -10,15 +10,9 @@ import pandas as pd
 import pytest
 
 import rulekit
-from rulekit.cli import main
 from rulekit.commands.identifiers import identifiers
 from rulekit.dsl import loads
-
-
-def run(argv) -> int:
-    with pytest.raises(SystemExit) as ex:
-        main([str(a) for a in argv])
-    return ex.value.code
+from tests.commands.cli import exit_code as run
 
 
 def _rows(n: int, seed: int, first: int = 0) -> pd.DataFrame:

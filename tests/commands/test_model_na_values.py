@@ -11,16 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rulekit.cli import main
 from rulekit.commands.recorded_na import na_values_for
 from rulekit.ir.modelfile import load_model
 from rulekit.table import read_csv
-
-
-def run(argv) -> int:
-    with pytest.raises(SystemExit) as ex:
-        main([str(a) for a in argv])
-    return ex.value.code
+from tests.commands.cli import exit_code as run
 
 
 def _rows(n: int, seed: int) -> pd.DataFrame:

@@ -3,21 +3,14 @@ missing), not 'None' and 'nan', and one note counts those rows (audit, minor ite
 
 from __future__ import annotations
 
-import pytest
 
-from rulekit.cli import main
+from tests.commands.cli import exit_code as run
 
 RULES = """rulebase r
 target y: classes {neg, pos}
 feature x: numeric
 r1: if x > 5 then pos
 """
-
-
-def run(argv) -> int:
-    with pytest.raises(SystemExit) as ex:
-        main([str(a) for a in argv])
-    return ex.value.code
 
 
 def test_undecided_rows_get_empty_cells_and_one_note(tmp_path, capsys):

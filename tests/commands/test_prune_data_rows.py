@@ -8,13 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rulekit.cli import main
-
-
-def run(argv) -> int:
-    with pytest.raises(SystemExit) as ex:
-        main([str(a) for a in argv])
-    return ex.value.code
+from tests.commands.cli import exit_code as run
 
 
 def _rows(n: int, seed: int) -> pd.DataFrame:

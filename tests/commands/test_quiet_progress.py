@@ -11,19 +11,12 @@ import pytest
 from rich.console import Console
 
 from rulekit import progress
-from rulekit.cli import main
 from rulekit.export import to_sql
 from rulekit.runtimes import load_python_module
 from tests import zoo
+from tests.commands.cli import run_cli
 
 ENV_PROGRESS = {**os.environ, "RULEKIT_PROGRESS": "1", "COLUMNS": "120"}
-
-
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as ex:
-        main([str(a) for a in args])
-    out = capsys.readouterr()
-    return ex.value.code, out.out, out.err
 
 
 @pytest.fixture

@@ -7,15 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from rulekit.cli import main
 from rulekit.rules.conditions import Compare, atoms
-
-
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as ex:
-        main([str(a) for a in args])
-    out = capsys.readouterr()
-    return ex.value.code, out.out, out.err
+from tests.commands.cli import run_cli
 
 
 def _nominal(tmp_path, rows=560, seed=9, noise=0.0):

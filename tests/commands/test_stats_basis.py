@@ -7,15 +7,8 @@ the class shares (stats does not change them); rows without a target are not cou
 import numpy as np
 import pytest
 
-from rulekit.cli import main
 from rulekit.dsl.basis import refresh_basis
-
-
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as ex:
-        main([str(a) for a in args])
-    out = capsys.readouterr()
-    return ex.value.code, out.out, out.err
+from tests.commands.cli import run_cli
 
 
 @pytest.fixture

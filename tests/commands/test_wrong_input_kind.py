@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from rulekit.cli import main
 from rulekit.input_kind import looks_like
+from tests.commands.cli import exit_code as run
 
 CSV = "a,b,y\n1,2,p\n3,4,q\n5,6,p\n"
 RULES = """# a comment, with a comma
@@ -17,12 +17,6 @@ feature a: numeric
 default p
 r1: if a > 2 then q
 """
-
-
-def run(argv) -> int:
-    with pytest.raises(SystemExit) as ex:
-        main([str(a) for a in argv])
-    return ex.value.code
 
 
 @pytest.fixture
