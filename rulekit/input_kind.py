@@ -70,7 +70,9 @@ def looks_like(head: str, whole: bool | None = None) -> str | None:
     if _is_json(head.lstrip("\ufeff \t\r\n"), len(head) < SNIFF_CHARS if whole is None else whole):
         return "json"
     statements = [ln.strip() for ln in _lines(head, 40) if not ln.lstrip().startswith("#")]
-    if statements and _RULES_STATEMENT.match(statements[0]):
+    # the first two statements (or the only one): a one-column table whose header is 'default rate'
+    # has the shape of a statement once, never twice
+    if statements and all(_RULES_STATEMENT.match(st) for st in statements[:2]):
         return "rules"
     if lines[0].lstrip().startswith("#") or len(lines) < 2:
         return None
@@ -85,9 +87,11 @@ def looks_like(head: str, whole: bool | None = None) -> str | None:
 
 
 def mentions_rules(head: str) -> bool:
-    """Whether ``head`` holds a rules statement (see ``looks_like``), a ``then`` or an ``ID: if``:
-    text that is rather a broken rules file than a data table."""
-    return any(_RULES_STATEMENT.match(ln.strip()) or _RULE_WORDS.search(ln) for ln in _lines(head, 40))
+    """Whether the first line of ``head`` is a rules statement (see ``looks_like``) or holds a
+    ``then`` or an ``ID: if``: text that is rather a broken rules file than a data table (the first
+    line only: a data table's text cells may say 'if hot then cold')."""
+    first = _lines(head, 1)
+    return bool(first) and bool(_RULES_STATEMENT.match(first[0].strip()) or _RULE_WORDS.search(first[0]))
 
 
 def csv_header(head: str, shown: int = 6) -> str:

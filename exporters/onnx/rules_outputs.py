@@ -27,8 +27,12 @@ I64 = TensorProto.INT64
 
 
 def _no_decision(classes: list, elem: int) -> Any:
-    if elem == TensorProto.STRING:
-        return ""
+    if elem == TensorProto.STRING:  # "" unless it is a class: then a text no class is
+        word, n = "", 0
+        while word in classes:
+            n += 1
+            word = f"<no decision{'' if n == 1 else f' {n}'}>"
+        return word
     if elem == TensorProto.DOUBLE:
         return math.nan
     if elem == TensorProto.INT64:

@@ -25,7 +25,12 @@ from rulekit.errors import DataError
 
 MIN_VALUES = 20
 SHARE = 0.5
-_ID_WORDS = frozenset({"id", "ids", "key", "idx", "index", "uuid", "rowid", "rownum", "row", "pk"})
+_ID_WORDS = frozenset({"id", "ids", "key", "idx", "index", "uuid", "rowid", "rownum", "row", "pk", "serial",
+                       "rownumber", "sno", "slno", "srno"})
+# row numbers in two words: 'RowNumber', 'row_no', 'S.No', 'Sl No', 'record number'
+_ROW_WORDS = frozenset({"row", "serial", "record", "s", "sl", "sr"})
+_NUMBER_WORDS = frozenset({"number", "no", "num", "nr"})
+_ROW_NUMBERS = frozenset({"sno", "slno", "srno"})
 
 
 def identifiers(frame: Any) -> list[tuple[str, int, int]]:
@@ -50,8 +55,14 @@ def _id_name(name: str) -> bool:
     """``id``, ``user_id``, ``userId``, ``Customer ID``, ``row key``, ``Unnamed: 0`` (pandas' index)."""
     if name.lower().startswith("unnamed"):
         return True
-    words = re.sub(r"([a-z])([A-Z])", r"\1 \2", name).replace("_", " ").split()
-    return bool(words) and re.sub(r"\W", "", words[-1].lower()) in _ID_WORDS
+    words = [re.sub(r"\W", "", w.lower()) for w in
+             re.sub(r"([a-z])([A-Z])", r"\1 \2", name).replace("_", " ").replace(".", " ").split()]
+    words = [w for w in words if w]
+    if not words:
+        return False
+    if words[-1] in _ID_WORDS or "".join(words[-2:]) in _ROW_NUMBERS:
+        return True
+    return len(words) >= 2 and words[-2] in _ROW_WORDS and words[-1] in _NUMBER_WORDS
 
 
 def _numeric_id(name: str, col: Any) -> bool:

@@ -27,7 +27,8 @@ def _escape(ch: str) -> str:
     if ch.isprintable() or ch == " ":
         return ch
     code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else (f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    # \xHH is a raw byte to bash, not a character: \u for everything past ASCII (U+00A0 is UTF-8 C2 A0)
+    return f"\\x{code:02x}" if code < 0x80 else (f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
 
 
 __all__ = ["shell_word"]

@@ -165,7 +165,8 @@ def rows_differ(obj, expected_pred, expected_proba, outcome: runtimes.Outcome, t
         bad = np.asarray([a != b for a, b in zip(want, got)], dtype=bool)
         if outcome.proba is not None and outcome.proba.shape == expected_proba.shape:
             diff = np.abs(outcome.proba - expected_proba)
-            bad |= ~(diff <= tol).all(axis=1)
+            both = np.isnan(outcome.proba) & np.isnan(expected_proba)  # undecided on both sides, as compare
+            bad |= ~((diff <= tol) | both).all(axis=1)
         return bad
     want = np.asarray(expected_pred, np.float64)
     got = np.asarray(outcome.prediction, np.float64)

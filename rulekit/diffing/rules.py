@@ -36,11 +36,14 @@ def rule_text(r: Rule, task: str, classes: tuple | None = None) -> str:
     return text
 
 
+SHORT_DIGITS = 6  # a share with more significant digits is written as a fraction (exactly)
+
+
 def shown_conclusion(c, task: str, classes: tuple | None) -> str:
-    """Shares as the rules file writes them: short decimals where every share has at most 4
-    significant digits (``{a: 0.3333, b: 0.6667}``, not ``3333/10000``), else over their least
+    """Shares as people write them: short decimals where every share has at most 6 significant
+    digits (``{a: 0.3333, b: 0.6667}``, ``0.33333``; not ``3333/10000``), else over their least
     common denominator (``13/257``), else every digit."""
-    long = c.distribution is not None and any(significant_digits(p) > 4 for p in c.distribution)
+    long = c.distribution is not None and any(significant_digits(p) > SHORT_DIGITS for p in c.distribution)
     return conclusion_text(c, task, classes, fractions=long)
 
 

@@ -36,6 +36,9 @@ def test_numeric_ids_by_name_and_what_stays():
     small = pd.DataFrame({"id": np.arange(15.0), "number": np.arange(40.0)[:15]})
     assert identifiers(small) == []  # 15 rows: too few to tell
     assert identifiers(pd.DataFrame({"number": np.arange(60.0)})) == []  # not named id
+    rows = {name: np.arange(60.0) for name in ("RowNumber", "row_no", "S.No", "Sl No", "serial", "record number")}
+    assert [f[0] for f in identifiers(pd.DataFrame(rows))] == list(rows)  # row numbers (second review)
+    assert identifiers(pd.DataFrame({"seat number": np.arange(60.0), "no": np.arange(60.0)})) == []
 
 
 def test_a_year_per_row_and_dense_whole_measurements_are_used(tmp_path, capsys):
@@ -120,3 +123,19 @@ def test_only_dates_is_one_clear_error(tmp_path, capsys):
     assert run(["fit", tmp_path / "d.csv", "--target", "y", "-o", tmp_path / "m.json"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "holds dates ('signup')" in err and "--keep signup" in err
+
+
+def test_keep_advice_for_a_name_past_ascii_reads_back_in_bash():
+    """`$'\\xa0'` is a raw byte to bash; U+00A0 is written `\\u00a0` so the advice names the column
+    (second review)."""
+    import shutil
+    import subprocess
+
+    from rulekit.commands.shell_words import shell_word
+
+    for name in ("cust\xa0id", "a\nb", "naïve id", "x\u2028y", "é\u0085"):
+        word = shell_word(name)
+        assert "\n" not in word
+        if shutil.which("bash"):
+            got = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True).stdout.decode()
+            assert got == name, (name, word)

@@ -31,3 +31,27 @@ def test_an_undecided_row_a_backend_decides_still_disagrees():
     assert compare(rb, want_pred, want_proba, decided, 1e-12) == (1, np.inf)
     same = runtimes.Outcome(np.array([None, "a"], dtype=object), want_proba.copy(), 0.0)
     assert compare(rb, want_pred, want_proba, same, 1e-12) == (0, 0.0)
+
+
+def test_rows_differ_agrees_with_compare_on_undecided_rows():
+    from rulekit.commands.verify import rows_differ
+
+    rb = dsl.loads(RULES)
+    want_pred, want_proba = [None, "a"], np.array([[np.nan, np.nan], [1.0, 0.0]])
+    same = runtimes.Outcome(np.array([None, "a"], dtype=object), want_proba.copy(), 0.0)
+    assert rows_differ(rb, want_pred, want_proba, same, 1e-12).tolist() == [False, False]
+    off = runtimes.Outcome(np.array([None, "a"], dtype=object), np.array([[0.5, 0.5], [1.0, 0.0]]), 0.0)
+    assert rows_differ(rb, want_pred, want_proba, off, 1e-12).tolist() == [True, False]
+
+
+def test_onnx_no_decision_when_the_empty_string_is_a_class(tmp_path, capsys):
+    """A class named "" and no default: ONNX's no-decision label must be another text (second review:
+    31 wrong labels on ONNX alone)."""
+    rules, data = tmp_path / "e.rules", tmp_path / "e.csv"
+    rules.write_text('rulebase t\ntarget y: classes {"", a}\nfeature x: numeric\nsemantics first-hit\n\n'
+                     'r1: if x > 3 then "" {"": 1, a: 0}\nr2: if x <= 1 then a {"": 0, a: 1}\n')
+    data.write_text("x\n" + "".join(f"{v}\n" for v in (0, 1, 2, 3, 4, "")))
+    with pytest.raises(SystemExit) as ex:
+        main(["verify", str(rules), str(data), "--backends", "python,onnx"])
+    out = capsys.readouterr().out
+    assert ex.value.code == 0, out

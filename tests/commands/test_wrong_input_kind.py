@@ -93,3 +93,16 @@ def test_the_csv_header_shown_has_single_spaces(tmp_path, capsys):
     (tmp_path / "s.csv").write_text("a, b, y\n1, 2, p\n3, 4, q\n")
     assert run(["check", tmp_path / "s.csv"]) == 2
     assert "(header: a, b, y)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["default rate\n0.2\n0.7\n", "group 1\n3\n4\n", "rulebase name\nx\ny\n",
+                                  "feature x: numeric,feature y: numeric,label\n1,2,a\n3,4,b\n"])
+def test_a_one_statement_look_is_not_a_rules_file(text):
+    """A table whose header has a statement's shape once (second review: one-column data refused)."""
+    assert looks_like(text) != "rules"
+
+
+def test_a_text_cell_saying_then_does_not_make_a_csv_a_rules_file(tmp_path, capsys):
+    (tmp_path / "text.csv").write_text("id,comment,y\n1,if hot then cold,a\n2,x,b\n")
+    assert run(["check", tmp_path / "text.csv"]) == 2
+    assert "looks like a CSV data file" in "".join(capsys.readouterr())

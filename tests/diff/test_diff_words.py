@@ -90,3 +90,12 @@ def test_short_hand_typed_shares_stay_decimals():
     assert shown_conclusion(rb.default, rb.task, rb.classes) == "a {a: 0.3333, b: 0.6667}"
     rb = dsl.loads(head + "default b {a: 13/257, b: 244/257}\n")
     assert shown_conclusion(rb.default, rb.task, rb.classes) == "b {a: 13/257, b: 244/257}"
+
+
+def test_five_and_six_digit_shares_stay_decimals():
+    from rulekit import dsl
+    from rulekit.diffing.rules import shown_conclusion
+
+    head = "rulebase t\ntarget y: classes {a, b}\nfeature x: numeric\nsemantics first-hit\n"
+    rb = dsl.loads(head + "default a {a: 0.33333, b: 0.66667}\n")
+    assert shown_conclusion(rb.default, rb.task, rb.classes) == "a {a: 0.33333, b: 0.66667}"
