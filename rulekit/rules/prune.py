@@ -614,9 +614,7 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float,
                 t_new = _theory_bits(box, stats)
                 x_new = _grown_extra(m, good, grown) if grown is not None else 0.0
                 keep[j][u] = True
-                # rules the wider rule now subsumes go with it (their theory bits are saved)
-                gone = {i for i in range(len(lst)) if alive[i] and i != j and boxes[i] is not None
-                        and box.subsumes(boxes[i])}
+                gone = _subsumed(box, boxes, alive, j)  # they go with the wider rule (their theory bits saved)
                 c = _cost_of(rules, good, w, gone, j, (m, t_new, x_new))
                 if c < best[0]:
                     best = (c, j, (u, m, t_new, box, gone, x_new))
@@ -647,6 +645,11 @@ def _mdl_refine(ctx: _Ctx, lst: list, good: np.ndarray, stats: dict, w: float,
     return out
 
 
+def _subsumed(box: Box, boxes: list, alive: list, j: int) -> set:
+    """The alive rules of the class other than ``j`` that ``box`` (rule ``j`` widened) subsumes."""
+    return {i for i in range(len(boxes)) if alive[i] and i != j and boxes[i] is not None and box.subsumes(boxes[i])}
+
+
 def _best_exclusion(ctx: _Ctx, best: tuple, good: np.ndarray, stats: dict, w: float, grown: np.ndarray,
                     rules: tuple, boxes: list) -> tuple:
     """``best`` or a cheaper move that takes one value of a nominal feature out of a rule or puts
@@ -673,9 +676,7 @@ def _best_exclusion(ctx: _Ctx, best: tuple, good: np.ndarray, stats: dict, w: fl
         for box, m in moves:
             t_new = _theory_bits(box, stats)
             x_new = _grown_extra(m, good, grown)
-            # as when a condition is dropped: rules of the class the widened rule subsumes go with it
-            gone = {i for i in range(len(boxes)) if alive[i] and i != j and boxes[i] is not None
-                    and box.subsumes(boxes[i])}
+            gone = _subsumed(box, boxes, alive, j)  # as when a condition is dropped
             c = _cost_of(rules, good, w, gone, j, (m, t_new, x_new))
             if c < best[0]:
                 best = (c, j, (None, m, t_new, box, gone, x_new))

@@ -17,6 +17,7 @@ import numpy as np
 
 from rulekit.rules import prune as _prune
 from rulekit.rules.base import RuleBase
+from rulekit.rules import steps
 from rulekit.util import count
 
 ORDERED_ON_PRUNING = "classes ordered, default chosen, rules deleted while the pruning errors do not grow"
@@ -44,4 +45,4 @@ def most_accurate(chosen: RuleBase, name: str, pruned: RuleBase, X: Any, y: Any,
 
 def accuracy(rb: RuleBase, X: Any, y: Any) -> float:
     """Share of the rows of ``X`` whose first-hit prediction is their label ``y``."""
-    return float(np.mean(np.asarray(rb.predict(X), dtype=object) == np.asarray(y, dtype=object)))
+    return steps.accuracy(rb.predict(X), y)

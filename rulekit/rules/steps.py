@@ -42,14 +42,14 @@ class Steps:
                 lits += depth
             else:
                 stack.extend((k, depth + 1) for k in g.successors(node))
-        self.items.append(Step(name, leaves, lits, _accuracy(model.predict(X), y)))
+        self.items.append(Step(name, leaves, lits, accuracy(model.predict(X), y)))
 
     def note(self, text: str) -> None:
         """A line about a decision between passes (no counts)."""
         self.notes.append((len(self.items), text))
 
     def rules(self, name: str, rb: Any, X: Any, y: Any) -> None:
-        acc = _accuracy(rb.predict(X), y) if X is not None else None
+        acc = accuracy(rb.predict(X), y) if X is not None else None
         default = rb.default.label if rb.default is not None else None
         self.items.append(Step(name, len(rb.rules), sum(count_literals(r.condition) for r in rb.rules),
                                acc, default))
@@ -64,7 +64,8 @@ class Steps:
         return out
 
 
-def _accuracy(pred: Any, y: Any) -> float:
+def accuracy(pred: Any, y: Any) -> float:
+    """Share of the labels ``pred`` that equal ``y`` (NaN for no rows)."""
     pred = np.asarray(pred, dtype=object)
     y = np.asarray(y, dtype=object)
     if not len(y):
