@@ -5,8 +5,9 @@ scikit-learn extra, which `rulekit rules` on a model file does not."""
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
+
+from rulekit.commands.shell_words import shell_word
 
 
 # rows x features x (classes - 1)^2 past which the default path does not also learn a scorecard to
@@ -45,7 +46,7 @@ def scorecard_note(rb, train, data, train_path: Path, na_values: str | None = No
         return None
     return (f"a scorecard ({len(card.rules)} one-test rules whose weights add up per class) labels "
             f"{theirs.mean():.3f} of the pruning rows right, these rules {ours.mean():.3f}: "
-            f"rulekit rules {shlex.quote(str(train_path))} --target {shlex.quote(rb.target)}{na_flag(na_values)} "
+            f"rulekit rules {shell_word(str(train_path))} --target {shell_word(rb.target)}{na_flag(na_values)} "
             "--scorecard -o FILE")
 
 
@@ -58,7 +59,7 @@ def affordable(rows: int, features: int, classes: int) -> bool:
 
 
 def na_flag(na_values: str | None) -> str:
-    return f" --na-values {shlex.quote(na_values)}" if na_values is not None else ""
+    return f" --na-values {shell_word(na_values)}" if na_values is not None else ""
 
 
 def rule_list_note(X, y, terms: int, data: Path, target: str, na_values: str | None) -> str | None:
@@ -95,5 +96,5 @@ def rule_list_note(X, y, terms: int, data: Path, target: str, na_values: str | N
         return None
     return (f"rules induced from the same rows label {theirs.mean():.3f} of held-out rows right (5 folds), "
             f"scorecards {ours.mean():.3f}: the classes seem to depend on combinations of tests, which a sum "
-            f"of one-test rules cannot express; rulekit rules {shlex.quote(str(data))} --target "
-            f"{shlex.quote(target)}{na_flag(na_values)} --induce -o FILE learns them")
+            f"of one-test rules cannot express; rulekit rules {shell_word(str(data))} --target "
+            f"{shell_word(target)}{na_flag(na_values)} --induce -o FILE learns them")
