@@ -148,7 +148,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         rb = with_missing_comment(rb)
     if data is not None and rb.task == "classification":
         rb = with_basis(rb, basis_comment(n_prune=len(next(iter(data.values()))), n_train=(
-            None if train is None else len(next(iter(train.values())))), dnf=dnf))
+            None if train is None else len(next(iter(train.values())))), dnf=dnf, vote=order == "vote"))
     del obj  # the model and the boxes behind the rules are not needed for the text: free them first
     forget_boxes()
     with progress.phase(f"writing {output} ({describe(rb)})"), no_gc():
@@ -303,7 +303,7 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
         rb = data_cuts.shorten(RuleInducer(mdl=select == "mdl", random_state=0).fit(X, y).rule_base_, X)
         # shares and statistics on DATA's rows (DNF: the merged rules' class counts, not a mix of shares)
         rb = to_rules(rb, dnf=True, prune_data=(X, y)) if dnf else annotate(rb, X, y)
-        rb = with_basis(rb, basis_comment(n_train=len(y), learned=str(data)))
+        rb = with_basis(rb, basis_comment(n_train=len(y), learned=str(data), vote=order == "vote"))
         if order == "vote":
             rb = as_vote(rb)
     label = rb.default.label if rb.default is not None else None

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import unicodedata
 
-SHARES_HEAD = "{class: share}: classes of the rows each rule decides (the first rule that holds) among "
+SHARES_HEAD = "{class: share}: classes of the rows each rule decides"
+FIRST_HIT = " (the first rule that holds)"
+# a vote file's shares are counted as a first-hit list would decide (they are not what the vote adds up)
+VOTE_HIT = " (as the first rule that holds would; in this vote every rule that holds adds its weight)"
 WITH_HEAD = "'with N rows, M correct': "
 LEARNED_HEAD = "numbers counted on the "
 LEARNED_NEXT = "{class: share} of the rows each rule decides"
@@ -25,16 +28,17 @@ def shown(source: str) -> str:
 
 
 def basis_comment(*, n_prune: int | None = None, n_train: int | None = None, dnf: bool = False,
-                  learned: str | None = None) -> str:
+                  learned: str | None = None, vote: bool = False) -> str:
     """The comment for ``rulekit rules``: ``{class: share}`` are the classes of the rows each rule
-    decides (first hit), ``with N rows, M correct`` the rows its condition holds on. ``learned``:
-    DATA of ``--induce`` (both on its rows)."""
+    decides (first hit; ``vote``: said to be counted so), ``with N rows, M correct`` the rows its
+    condition holds on. ``learned``: DATA of ``--induce`` (both on its rows)."""
+    hit = VOTE_HIT if vote else FIRST_HIT
     if learned is not None:
         return (f"{LEARNED_HEAD}{n_train:,} rows of {shown(learned)} the rules were learned from:\n"
-                f"{LEARNED_NEXT} (the first rule that holds), 'with N rows' the rows its condition holds on")
+                f"{LEARNED_NEXT}{hit}, 'with N rows' the rows its condition holds on")
     shares = (f"the {n_prune:,} pruning rows" if dnf or n_train is None
               else f"the {n_train:,} training and {n_prune:,} pruning rows")
-    return f"{SHARES_HEAD}{shares};\n{WITH_HEAD}the {n_prune:,} pruning rows its condition holds on"
+    return f"{SHARES_HEAD}{hit} among {shares};\n{WITH_HEAD}the {n_prune:,} pruning rows its condition holds on"
 
 
 def scorecard_comment(n_rows: int, source: str) -> str:
@@ -74,7 +78,7 @@ def refresh_basis(text: str, n_rows: int, source: str) -> str:
             shares = a
         elif a.startswith(LEARNED_HEAD) and b.startswith(LEARNED_NEXT):
             rows = a[len(LEARNED_HEAD):].rstrip(":")  # "500 rows of d.csv the rules were learned from"
-            shares = f"{SHARES_HEAD}the {rows};"
+            shares = f"{SHARES_HEAD}{VOTE_HIT if VOTE_HIT in b else FIRST_HIT} among the {rows};"
         else:
             continue
         return "".join(lines[:i]) + f"# {shares}{end}# {refreshed_with(n_rows, source)}{end}" + "".join(lines[i + 2:])
