@@ -6,8 +6,9 @@ only looks at bytes, so a hostile file cannot run code or cost more than reading
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
+
+from rulekit.shell_words import shell_word
 
 HEAD_BYTES = 65536
 
@@ -64,7 +65,7 @@ def _compressed(head: bytes) -> bool:
 def import_hint(path: str | Path, kind: tuple[str, str | None], expected: str) -> str:
     """The one-line message for a foreign model file given where ``expected`` was wanted."""
     what, fmt = kind
-    name = shlex.quote(str(path))
+    name = shell_word(str(path))
     if fmt is None:
         return (f"{path}: {what}, not {expected}; rulekit cannot read it (import the model it came "
                 f"from: 'rulekit import MODEL -o model.json' takes scikit-learn, XGBoost and LightGBM)")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rulekit.commands.shell_words import shell_word
+from rulekit.shell_words import shell_word
 
 MIN_VALUES = 20
 

@@ -9,7 +9,6 @@ data plus threshold and missing-value probe rows, and says where everything is.
 from __future__ import annotations
 
 import csv
-import shlex
 import time
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import numpy as np
 from rulekit.errors import RulekitError
 from rulekit.fileio import write_atomic
 from rulekit.rules.boxes import iter_literals
+from rulekit.shell_words import shell_word
 from rulekit.util import count
 
 BACKENDS = ["python", "python-batch", "sqlite", "duckdb", "onnx", "onnx-double"]
@@ -128,7 +128,7 @@ def run(*, out: Path, quiet: bool) -> int:
     console.print(files)
     # the suggested commands write under OUT too, not into the current directory
     rules_path, data_path, model_path, edited_path, svg_path = (
-        shlex.quote(str(out / n)) for n in ("model.rules", "data.csv", "model.json", "edited.sql", "tree.svg"))
+        shell_word(str(out / n)) for n in ("model.rules", "data.csv", "model.json", "edited.sql", "tree.svg"))
     console.print(  # paths shell-quoted, markup-escaped, lines never wrapped: commands stay copyable
         f"next: edit a threshold in [bold]{escape(str(out / 'model.rules'))}[/bold], then\n" + escape(
             f"  rulekit check {rules_path}\n"

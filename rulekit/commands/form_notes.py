@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rulekit.commands.shell_words import shell_word
+from rulekit.shell_words import shell_word
 
 
 # rows x features x (classes - 1)^2 past which the default path does not also learn a scorecard to

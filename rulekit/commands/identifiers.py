@@ -8,7 +8,7 @@ numeric column only when its name says id (``id``, ``ID``, ``user_id``, ``userId
 ``index``, ``row``, ``Unnamed: 0``) and it holds more than ``MIN_VALUES`` whole numbers, a different
 one in every non-empty cell: a measurement with one row per value (``year`` 1900..2023) stays,
 however densely its values fill their range. ``--keep COL`` keeps a column. Notes show names
-on one line, control characters escaped (:mod:`rulekit.commands.shell_words`).
+on one line, control characters escaped (:mod:`rulekit.shell_words`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from rulekit.commands import date_columns
-from rulekit.commands.shell_words import shell_word
+from rulekit.shell_words import shell_word
 from rulekit.errors import DataError
 
 MIN_VALUES = 20

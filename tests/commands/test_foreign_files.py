@@ -139,3 +139,13 @@ def test_import_of_a_rules_file_says_no_import_is_needed(tmp_path, capsys):
                     "default a\n")
     code, _, err = run_cli(["import", path, "-o", tmp_path / "z.json"], capsys)
     assert code == 2 and "already a rulekit rules file" in err, err
+
+
+def test_suggested_import_stays_on_one_line(tmp_path, capsys):
+    """A path with a newline: the suggested `rulekit import` command is written with bash's $'...'
+    escapes (shlex.quote kept the newline inside its quotes and split the one-line message)."""
+    path = tmp_path / "we\nird.pkl"
+    path.write_bytes(pickle.dumps({"a": 1}))
+    code, _, err = run_cli(["rules", path, "-o", tmp_path / "r.rules"], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "'rulekit import $'" + str(tmp_path) + "/we\\nird.pkl' --allow-pickle" in err

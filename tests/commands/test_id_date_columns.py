@@ -131,7 +131,7 @@ def test_keep_advice_for_a_name_past_ascii_reads_back_in_bash():
     import shutil
     import subprocess
 
-    from rulekit.commands.shell_words import shell_word
+    from rulekit.shell_words import shell_word
 
     for name in ("cust\xa0id", "a\nb", "naïve id", "x\u2028y", "é\u0085"):
         word = shell_word(name)

@@ -1,4 +1,5 @@
-"""A column name as a shell word for a note's ``--keep NAME`` advice, always on one line.
+"""A name or path as a shell word for a one-line note or message (``--keep NAME`` advice, a
+suggested command), always on one line.
 
 ``shlex.quote`` keeps a newline or tab inside its quotes, which breaks a one-line note in two; a
 name with a control character is written in bash's ``$'...'`` quoting instead, with the character
