@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 SUITE = '''
@@ -41,6 +43,7 @@ def _log(tmp_path: Path, spin: bool) -> str:
     return (tmp_path / "logs" / "main.log").read_text()
 
 
+@pytest.mark.slow
 def test_names_the_test_that_leaves_a_busy_thread(tmp_path):
     log = _log(tmp_path, spin=True)
     assert "!! FIRST LOUD after test_suite.py::test_leaves_a_spinner" in log

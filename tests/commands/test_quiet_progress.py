@@ -213,6 +213,7 @@ def test_forced_progress_goes_to_stderr_never_to_piped_stdout(files, tmp_path):
     assert (res.returncode, res.stdout, res.stderr) == (0, b"", b"")
 
 
+@pytest.mark.slow
 def test_output_to_dev_stdout_is_the_artefact_alone(files):
     """`-o /dev/stdout`: no 'wrote ...' line inside the artefact (export, rules, import)."""
     model, data, mpath, dpath = files

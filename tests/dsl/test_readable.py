@@ -169,6 +169,7 @@ def test_oblique_and_float64_tests_are_untouched():
     assert readable(rb) == rb
 
 
+@pytest.mark.slow
 def test_rules_command_writes_readable_text_and_every_digit_with_exact(tmp_path):
     import subprocess
     import sys

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from rulekit import dsl
@@ -52,6 +53,7 @@ def _without_stats(text: str) -> str:
     return "".join(out) + text[pos:]
 
 
+@pytest.mark.slow
 def test_stats_keep_layout_and_count_like_pandas(tmp_path):
     (tmp_path / "in.rules").write_text(EDITED)
     r = subprocess.run([sys.executable, "-m", "rulekit", "stats", str(tmp_path / "in.rules"), GOLF,

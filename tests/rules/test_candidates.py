@@ -142,6 +142,7 @@ def _rules_cmd(tmp_path: Path, out: str, **kw) -> str:
     return err.getvalue()
 
 
+@pytest.mark.slow
 def test_the_rules_command_pools_when_asked_says_so_and_finds_the_concept(tmp_path):
     concept = _planted(tmp_path)
     fit_default(tmp_path)

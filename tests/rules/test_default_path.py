@@ -168,6 +168,7 @@ def test_min_rules_keeps_rules_where_mdl_left_only_the_default(tmp_path, run):
     assert len(rulekit.load(tmp_path / "b.rules").rules) >= 2
 
 
+@pytest.mark.slow
 def test_cf_sets_how_far_rules_generalise(tmp_path, run):
     _concept_files(tmp_path, 7, noise=0.1)
     assert run("fit", "train.csv", "--target", "y", "-o", "m.json", cwd=tmp_path).returncode == 0

@@ -107,6 +107,7 @@ def test_a_rule_no_pruning_row_meets_is_not_chosen_on_training_rows_alone():
     assert met_rules(rb, X.assign(x1=0.95)).rules == rb.rules
 
 
+@pytest.mark.slow
 def test_the_default_path_keeps_out_a_rule_only_training_rows_show(tmp_path, run):
     """Planted dnf8, the benchmark's sample 1: a rule that no pruning row meets, chosen on the
     training rows that grew it, cost the exact concept (docs/rules.md, session 5)."""

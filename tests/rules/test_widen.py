@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -144,6 +145,7 @@ def test_the_default_path_finds_a_set_test_short_of_one_value(tmp_path: Path):
     assert C.recovered(concept, rb.predict, used), text
 
 
+@pytest.mark.slow
 def test_a_widened_rule_takes_the_place_of_the_rules_it_subsumes(tmp_path: Path):
     """dnf11 of the planted concepts, draw 0, on the c45 path (``fit --algorithm c45``): the multiway
     splits leave the term `a1 = v1 and a3 != v5 and a0 != v2` as four rules, one per few values
