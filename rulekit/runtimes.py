@@ -191,7 +191,10 @@ def _collect(obj, result_rows: list[tuple], t0: float) -> Outcome:
     pred = np.asarray([r[1] for r in result_rows], dtype=object)
     proba = None
     if obj.task == "classification":
-        proba = np.asarray([[np.nan if v is None else float(v) for v in r[2:]] for r in result_rows])
+        # (rows, classes) even for no rows: an empty result is shape (0,) otherwise, which verify
+        # read as a shape mismatch (max |d| inf, DISAGREES) on a header-only CSV
+        proba = np.asarray([[np.nan if v is None else float(v) for v in r[2:]] for r in result_rows],
+                           dtype=np.float64).reshape(len(result_rows), len(obj.classes or ()))
     else:
         pred = np.asarray([np.nan if v is None else float(v) for v in pred])
     return Outcome(pred, proba, time.perf_counter() - t0)
