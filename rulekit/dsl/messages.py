@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 
 from rulekit.dsl.grammar import NAME_RE
 
@@ -27,6 +28,32 @@ _WORDS = {
 }
 _HEADER_WORDS = ["rulebase", "target", "feature", "semantics", "precision", "combiner", "default", "group"]
 _STATEMENTS = {"RULEBASE", "TARGET", "FEATURE", "SEMANTICS", "PRECISION", "COMBINER", "DEFAULT", "GROUP"}
+
+
+# header words a ':' was typed after (`default: no`, `semantics: first-hit`): a rule's id takes one
+_HEADER_TOKENS = _STATEMENTS | {"MISSING", "UNSEEN"}
+_FIRST_NAME = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s:]+)\s*:?\s*(.*)""")
+
+
+def colon_after_header_word(word, colon, text: str) -> str | None:
+    """The message for a ':' typed after the header word ``word`` (a token starting its line), or
+    None when ``word`` is no header word (then a rule id: the rule before may be unfinished). The
+    fix is spelled out from the line itself: ``default: no`` -> ``default no``; ``target`` and
+    ``feature`` take the ':' after their name (``target: y classes {a, b}`` -> ``target y: classes
+    {a, b}``)."""
+    if word.type not in _HEADER_TOKENS:
+        return None
+    end = text.find("\n", colon.end_pos)
+    rest = text[colon.end_pos:end if end >= 0 else len(text)].strip()
+    kw = word.value
+    if re.match(r"if\b", rest):  # a rule whose id is a header word
+        return f"'{kw}' is a header word: a rule with this id is written with quotes, \"{kw}\": if ..."
+    if word.type in ("TARGET", "FEATURE"):
+        m = _FIRST_NAME.fullmatch(rest)
+        fix = f"{kw} {m.group(1)}: {m.group(2)}".rstrip() if m and rest else f"{kw} NAME: ..."
+        return f"the ':' goes after the {kw}'s name, not after '{kw}': write {_q(fix)}"
+    fix = f"{kw} {rest}" if rest else f"{kw} ..."
+    return f"no ':' after '{kw}' (a rule's id takes one, a header word does not): write {_q(fix)}"
 
 
 def _q(text: str) -> str:

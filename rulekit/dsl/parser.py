@@ -257,7 +257,12 @@ def _run(parser: Lark, b: Builder, text: str) -> list[Comment]:
             stuck_line = e.line
         except UnexpectedToken as e:
             prev = src.before if e.token is src.last else src.last
-            if e.token.type == "COLON" and prev is not None and _starts_line(text, prev):
+            header_colon = messages.colon_after_header_word(prev, e.token, text) \
+                if e.token.type == "COLON" and prev is not None and _starts_line(text, prev) else None
+            if header_colon is not None:  # `default: no`: not an unfinished rule; resume after the line
+                b.err(e.token, header_colon)
+                stuck_line = prev.line
+            elif e.token.type == "COLON" and prev is not None and _starts_line(text, prev):
                 b.err(prev, f"{prev.value}: starts a new rule, but the rule before it is not finished "
                             "(a conclusion after 'then' is missing?)")
                 stuck_line = prev.line - 1
