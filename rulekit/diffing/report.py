@@ -86,7 +86,10 @@ def to_text(d: Diff, a: str, b: str, max_regions: int) -> str:
         if rows.changed > TEXT_ROWS:
             out.append(f"  ... and {rows.changed - TEXT_ROWS:,} more")
         c = rows.confusion
-        if c is not None:
+        if c is not None and c.unknown_targets and c.unknown_targets >= rows.rows:
+            out.append(f"accuracy: not measured: no row's target is one of the classes "
+                       f"({', '.join(map(str, c.classes))})")
+        elif c is not None:
             out.append(f"accuracy: {c.accuracy_before:.4f} -> {c.accuracy_after:.4f}"
                        + (f" ({c.unknown_targets:,} rows with an unknown target not counted)"
                           if c.unknown_targets else ""))

@@ -65,10 +65,25 @@ def codes(values: Any, classes: list) -> np.ndarray:
         uniq, inv = np.unique(arr, return_inverse=True)
     except TypeError:  # mixed types: map through text
         uniq, inv = np.unique(arr.astype(str), return_inverse=True)
-    table = np.array([next((k for k, c in enumerate(classes) if same_label(u.item() if hasattr(u, "item")
-                                                                        else u, c)), -1)
+    table = np.array([class_index(u.item() if hasattr(u, "item") else u, classes)
                       for u in uniq.tolist()] or [-1], np.int64)
     return table[inv.reshape(-1)] if len(arr) else np.zeros(0, np.int64)
+
+
+def class_index(value: Any, classes: list) -> int:
+    """The index of ``value`` in ``classes`` (-1: none): the label itself, or a CSV cell's text of a
+    numeric class ('1.0' is class 1, as ``stats`` and ``rules`` read a target; diff called every
+    row of a 0/1 target written 0.0/1.0 an unknown target: audit 3)."""
+    k = next((k for k, c in enumerate(classes) if same_label(value, c)), -1)
+    if k >= 0 or not isinstance(value, str):
+        return k
+    try:
+        f = float(value)
+    except ValueError:
+        return -1
+    number = int(f) if f.is_integer() else f
+    return next((k for k, c in enumerate(classes)
+                 if type(c) in (int, float) and c == number), -1)
 
 
 def scores(side: Any, X: Any) -> tuple[np.ndarray, np.ndarray | None]:
