@@ -24,7 +24,7 @@ from rulekit.errors import DataError
 from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_written, write_atomic
 from rulekit.rules.base import RuleBase
 from rulekit.rules.pipeline import split_data
-from rulekit.rules.stats import annotate
+from rulekit.rules.stats import annotate, class_codes
 from rulekit.table import check_columns, located, read_csv, rows_of
 from rulekit.unseen_rows import note_unseen
 from rulekit.util import count
@@ -59,6 +59,9 @@ def run(*, rules: Path, data: Path, output: str, target: str | None = None, exac
         raise DataError(f"no target column {col!r} (the rules' target; name another with --target); "
                         f"other columns: {have}", file=str(data), line=1)
     columns = _with_target(columns, col, data, quiet)
+    said = unknown_classes(rb, columns[col], col, data)
+    if said and not quiet:
+        print(f"rulekit: note: {said}", file=sys.stderr)
     with progress.phase(f"computing statistics of {len(rb.rules):,} rules"), located(columns, rb.features):
         new = refresh(rb, columns, columns[col])
     out = refresh_basis(replace_stats(text, new, spans, exact=exact), len(columns[col]), str(data))
@@ -67,6 +70,23 @@ def run(*, rules: Path, data: Path, output: str, target: str | None = None, exac
         report_written(output, f"statistics of {count(len(rb.rules), 'rule')} on "
                                f"{count(len(columns[col]), 'row')}")
     return 0
+
+
+def unknown_classes(rb: RuleBase, y, col: str, data: Path) -> str | None:
+    """What to say when target values of DATA are no class of ``rb`` (a class renamed by hand, the
+    wrong file): each such row counts as wrong for every rule it meets, which 'with 73 rows, 0
+    correct' alone does not explain (audit 3); None when every value is a class."""
+    if rb.task != "classification" or not rb.classes:
+        return None
+    _, labels = split_data((None, np.asarray(y, dtype=object)), rb)
+    known = class_codes(labels, list(rb.classes)) >= 0
+    if known.all():
+        return None
+    values, counts = np.unique(np.asarray(labels, dtype=object)[~known].astype(str), return_counts=True)
+    order = np.argsort(-counts, kind="stable")[:5]
+    shown = ", ".join(f"{str(values[i])!r} ({int(counts[i]):,})" for i in order) + (", ..." if len(values) > 5 else "")
+    return (f"{count(int((~known).sum()), 'row')} of {data} have a {col!r} value that is no class of the rules "
+            f"({', '.join(map(str, rb.classes))}): {shown}; they count as wrong wherever a rule meets them")
 
 
 def _with_target(columns, col: str, data: Path, quiet: bool):
