@@ -11,6 +11,7 @@ from rulekit.commands.model_rows import model_rows
 from rulekit.commands.recorded_na import declared_note, declared_values, na_values_for
 from rulekit.commands.source import describe, load_source
 from rulekit.errors import RulekitError
+from rulekit.shell_words import shell_word
 from rulekit.fileio import check_distinct, check_output_path, is_stdout, report_written, write_atomic
 from rulekit.table import located, read_csv
 from rulekit.unseen_rows import note_unseen
@@ -100,7 +101,10 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         raise RulekitError("--target names the class column of DATA with --induce or --scorecard; a model knows its target")
     check_output_path(output)
     check_distinct(output, model=model, prune_data=prune_data, train_data=train_data)
-    obj = load_source(model)
+    obj = load_source(model, csv_expected=(
+        "a model file (JSON): learn rules from the data with --induce --target COL (or "
+        f"--scorecard --target COL), or fit a tree first: rulekit fit {shell_word(str(model))} --target COL "
+        "-o model.json"))
     if not isinstance(obj, Model):
         raise RulekitError(f"{model}: 'rulekit rules' reads a model file; this is a rules file")
     data = None

@@ -18,14 +18,15 @@ if TYPE_CHECKING:  # checking a rules file needs no tree IR (networkx, numpy): k
 Source = Union["Model", RuleBase]
 
 
-def load_source(path: str | Path) -> Source:
+def load_source(path: str | Path, csv_expected: str = "a model file (JSON) or a rules file") -> Source:
     """The model or rule base in ``path``; another library's model file is refused with the
-    ``rulekit import`` line that converts it."""
+    ``rulekit import`` line that converts it, a CSV with ``csv_expected`` (what the command wants
+    instead, and how to get it)."""
     with progress.phase(f"reading {path}"):
         text = _read(path, "a rulekit model or rules file")
         if not text.strip("\ufeff \t\r\n"):
             raise RulekitError(f"{path}: empty file, expected a model file (JSON) or a rules file")
-        _refuse_csv(text, path, "a model file (JSON) or a rules file")
+        _refuse_csv(text, path, csv_expected)
         if sniff_source(text) == "model":
             from rulekit.ir.modelfile import loads_model
 

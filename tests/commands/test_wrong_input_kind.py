@@ -38,7 +38,8 @@ def test_looks_like():
 
 
 @pytest.mark.parametrize("argv,expected", [
-    (["rules", "{d}/d.csv", "-o", "{d}/x.rules"], "expected a model file (JSON) or a rules file"),
+    (["rules", "{d}/d.csv", "-o", "{d}/x.rules"], "expected a model file (JSON): learn rules from the data "
+     "with --induce --target COL (or --scorecard --target COL), or fit a tree first: rulekit fit "),
     (["predict", "{d}/d.csv", "{d}/d.csv", "-o", "-"], "expected a model file (JSON) or a rules file"),
     (["check", "{d}/d.csv"], "expected a rules file"),
 ])
