@@ -116,7 +116,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
             data = read_csv(prune_data, na, declared)
         na_note = na_note or declared_note(data, declared)
     if data is not None and obj.task != "classification":
-        raise RulekitError("--prune-data prunes classification rules; this model is a regressor")
+        raise RulekitError(regressor_advice(obj, prune_data))
     if prune is not None and data is None:
         raise RulekitError(f"--prune {prune} needs --prune-data")
     if data is not None:
@@ -285,6 +285,18 @@ def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None, cf: f
                          "more pruning rows") if h]
     print(f"rulekit: warning: the rule base is only the default class {label!r}: {why}; "
           f"try {', '.join(hints)}", file=sys.stderr)
+
+
+def regressor_advice(obj: Model, prune_data: Path) -> str:
+    """Why --prune-data is refused for a regression tree, and the command that prunes it instead
+    (audit 3: the line said what was wrong and not what works)."""
+    rec = obj.source.get(KEY) if isinstance(obj.source, dict) else None
+    rec = rec if isinstance(rec, dict) else {}
+    data = shell_word(rec["path"]) if isinstance(rec.get("path"), str) else "DATA"
+    target = shell_word(obj.target) if isinstance(obj.target, str) and obj.target else "COL"
+    return ("--prune-data prunes classification rules; this model is a regressor: prune the tree "
+            f"instead (rulekit fit {data} --target {target} --prune cost-complexity --prune-data "
+            f"{shell_word(str(prune_data))} -o model.json), then run rules on it without --prune-data")
 
 
 def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: bool, order: str,
