@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rulekit import progress
 from rulekit.commands import form_notes
-from rulekit.commands.model_rows import model_rows
+from rulekit.commands.model_rows import model_rows, unpredicted_absent
 from rulekit.commands.recorded_na import declared_note, declared_values, na_values_for
 from rulekit.commands.source import describe, load_source
 from rulekit.errors import RulekitError
@@ -153,6 +153,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     if data is not None and rb.task == "classification":
         rb = with_basis(rb, basis_comment(n_prune=len(next(iter(data.values()))), n_train=(
             None if train is None else len(next(iter(train.values())))), dnf=dnf, vote=order == "vote"))
+    absent = None if data is None else unpredicted_absent(rb, data, obj, prune_data)
     del obj  # the model and the boxes behind the rules are not needed for the text: free them first
     forget_boxes()
     with progress.phase(f"writing {output} ({describe(rb)})"), no_gc():
@@ -168,6 +169,8 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
             print(f"rulekit: {line}", file=sys.stderr)
     if data is not None:
         _warn_collapse(rb, steps, len(next(iter(data.values()))), select, prune, cf_used, min_rules)
+        if absent is not None:
+            print(f"rulekit: warning: {absent}", file=sys.stderr)
         if not quiet and train is not None:
             note = form_notes.scorecard_note(rb, train, data, train_data, train_na)
             if note:
