@@ -174,6 +174,22 @@ def subtract(regions, b: boxes.Box, schema, max_pieces: int = MAX_PIECES) -> lis
     return out
 
 
+EXAMPLE_GAPS = 20  # uncovered regions looked at for the example of the no-default finding
+
+
+def _example_gap(rb: RuleBase, gaps: list) -> str:
+    """The text of an uncovered region to show: the first (of :data:`EXAMPLE_GAPS`) that tests a
+    value, not only missing values. 'e.g. where x1 is missing' was shown for rules leaving
+    x1 > 3.001 and x2 <= 7 undecided, 483 of 1,000 rows (audit 3)."""
+    if not gaps[0].items:
+        return "every input"
+    schema = boxes.LiteralSchema(rb)
+    texts = [condition(boxes.box_condition(g, schema)) for g in gaps[:EXAMPLE_GAPS]]
+    valued = [t for t in texts if not all(part.strip(" ()").endswith(" is missing")
+                                          for part in t.split(" and "))]
+    return valued[0] if valued else texts[0]
+
+
 def _coverage(rb: RuleBase) -> list[Finding]:
     out = []
     total = None
@@ -196,8 +212,7 @@ def _coverage(rb: RuleBase) -> list[Finding]:
         return out
     if gaps:
         try:
-            where = (condition(boxes.box_condition(gaps[0], boxes.LiteralSchema(rb))) if gaps[0].items
-                     else "every input")
+            where = _example_gap(rb, gaps)
         except Exception:  # noqa: BLE001 - the example is a courtesy; the finding stands without it
             where = None
         example = f" (e.g. where {where})" if where else ""
