@@ -6,7 +6,7 @@ import warnings
 from pathlib import Path
 
 from rulekit import exporters, progress
-from rulekit.commands.source import describe, load_source
+from rulekit.commands.source import describe, load_source_rows
 from rulekit.errors import RulekitError
 from rulekit.fileio import (check_distinct, check_output_path, report_warnings, report_written, to_stdout,
                              write_atomic)
@@ -22,10 +22,10 @@ def run(*, source: Path, to: str, dialect: str, table: str | None, key: str | No
     if str(output) != "-" and form != "dbt":
         check_output_path(output)
         check_distinct(output, source=source)
-    obj = load_source(source)
+    obj, rows = load_source_rows(source)
     target = f"SQL ({dialect})" if to == "sql" else TARGET_NAMES.get(to, to)
     with progress.phase(f"exporting {describe(obj)} to {target}"):
-        result, caught = artefact(obj, to=to, dialect=dialect, table=table, key=key, proba=proba,
+        result, caught = (_rules_text(obj, rows), []) if to == "rules" and rows is not None else artefact(obj, to=to, dialect=dialect, table=table, key=key, proba=proba,
                                   dtype=dtype, opset=opset, form=form, name=name, replace=replace,
                                   max_statement_bytes=max_statement_bytes)
     report_warnings(caught, quiet=quiet)  # e.g. float32 ONNX input on a float64 model
@@ -65,6 +65,13 @@ def artefact(obj, *, to: str, dialect: str = "sqlite", table: str | None = None,
         if isinstance(result, str) and not result.endswith("\n"):
             result += "\n"  # text files end with a newline (the bare SQL expression had none)
     return result, caught
+
+
+def _rules_text(rb, rows: tuple) -> str:
+    """A rules file printed again with the rows its shares are written over (516/519, not 172/173)."""
+    from rulekit import dsl
+
+    return dsl.dumps(rb, share_rows=rows)
 
 
 def _write_tree(root: Path, files: dict, target: str, quiet: bool) -> int:

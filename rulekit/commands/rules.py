@@ -157,8 +157,8 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     del obj  # the model and the boxes behind the rules are not needed for the text: free them first
     forget_boxes()
     with progress.phase(f"writing {output} ({describe(rb)})"), no_gc():
-        text = dsl.dumps(rb, exact=exact, share_rows=None if exact or data is None else
-                         counted_rows(rb, data, None if dnf else train))
+        text = dsl.dumps(rb, exact=exact, share_rows=None if exact else training_share_rows(rb)
+                         if data is None else counted_rows(rb, data, None if dnf else train))
         write_atomic(output, text)
     if na_note is not None and prune_data is not None:
         print(f"rulekit: note: {na_note}", file=sys.stderr)
@@ -184,6 +184,16 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         n_lit = sum(count_literals(r.condition) for r in rb.rules)
         report_written(output, f"{count(len(rb.rules), 'rule')}, {count(n_lit, 'condition')}")
     return 0
+
+
+def training_share_rows(rb) -> tuple | None:
+    """Without pruning rows: per rule the training rows of its leaf (``train_n``), then the
+    default's, all of the tree's training rows (its shares are the root's), so the shares print
+    over real counts (182/600, not 91/300: audit 3); None for ensembles and rules without counts."""
+    ns = [r.stats.get("train_n") for r in rb.rules]
+    if rb.combiner is not None or not ns or any(n is None for n in ns):
+        return None
+    return tuple(int(n) for n in ns) + (int(sum(ns)),)
 
 
 def same_as_training(obj: Model, data: Path) -> bool | None:

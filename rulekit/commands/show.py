@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from rulekit import progress
-from rulekit.commands.source import describe, load_source
+from rulekit.commands.source import describe, load_source_rows
 from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
 from rulekit.ir.model import Model
 
@@ -18,9 +18,9 @@ def run(*, source: Path, format: str, output: Path | None, quiet: bool = False) 
     if output is not None:
         check_output_path(output)
         check_distinct(output, source=source)
-    obj = load_source(source)
+    obj, rows = load_source_rows(source)
     with progress.phase(f"drawing {describe(obj)} as {format}"):
-        text = _draw(obj, format)
+        text = _draw(obj, format, rows)
     if output is None:
         sys.stdout.write(text)
     else:
@@ -29,7 +29,8 @@ def run(*, source: Path, format: str, output: Path | None, quiet: bool = False) 
     return 0
 
 
-def _draw(obj, format: str) -> str:
+def _draw(obj, format: str, rows: tuple | None = None) -> str:
+    """``rows``: a rules file's share denominators (load_source_rows), so the text keeps them."""
     from rulekit import render
 
     if isinstance(obj, Model):
@@ -51,7 +52,7 @@ def _draw(obj, format: str) -> str:
         if format == "text":
             from rulekit import dsl
 
-            text = dsl.dumps(obj)
+            text = dsl.dumps(obj, share_rows=rows)
         elif format == "dot":
             text = rule_pictures.rules_dot(obj)
         elif format == "mermaid":

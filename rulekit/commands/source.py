@@ -22,6 +22,14 @@ def load_source(path: str | Path, csv_expected: str = "a model file (JSON) or a 
     """The model or rule base in ``path``; another library's model file is refused with the
     ``rulekit import`` line that converts it, a CSV with ``csv_expected`` (what the command wants
     instead, and how to get it)."""
+    return load_source_rows(path, csv_expected)[0]
+
+
+def load_source_rows(path: str | Path, csv_expected: str = "a model file (JSON) or a rules file"):
+    """(:func:`load_source`'s object, and for a rules file the rows each rule's and the default's
+    class shares are written over, else None): printing a rules file again with them keeps
+    ``{no: 516/519, ...}`` as written, where the shares alone print as ``172/173``, a row count the
+    file never had (audit 3: ``show``, ``export --to rules``)."""
     with progress.phase(f"reading {path}"):
         text = _read(path, "a rulekit model or rules file")
         if not text.strip("\ufeff \t\r\n"):
@@ -30,10 +38,13 @@ def load_source(path: str | Path, csv_expected: str = "a model file (JSON) or a 
         if sniff_source(text) == "model":
             from rulekit.ir.modelfile import loads_model
 
-            return loads_model(text, file=str(path))
+            return loads_model(text, file=str(path)), None
         from rulekit import dsl
 
-        return dsl.loads(text, file=str(path))
+        parsed = dsl.parse(text, file=str(path))
+        if parsed.errors:
+            raise dsl.RulesSyntaxError(parsed.errors)
+        return parsed.rulebase, parsed.share_rows
 
 
 def read_rules_text(path: str | Path) -> str:
