@@ -17,6 +17,7 @@ from rulekit.rules import text as rtext
 from rulekit.rules.base import Conclusion, RuleBase
 
 MAX_RULES = 500
+START = "start points, added on every row"
 
 
 def _colour(rb: RuleBase, c: Conclusion | None) -> str:
@@ -29,15 +30,45 @@ def _colour(rb: RuleBase, c: Conclusion | None) -> str:
     return PALETTE[k % len(PALETTE)]
 
 
+def _weighted(rb: RuleBase, r) -> str:
+    """A rule's conclusion, with what it adds where the rules add up: a vote's weight; a weighted
+    sum's points per class (``yes +8.754``; a split weight ``low +8.235 high +0.4887``, as
+    ``predict --explain`` counts them). A scorecard drawn without them read as a decision list in
+    which 'City Name = Zürich' alone made 'yes' (audit 3)."""
+    c = r.conclusion
+    if rb.semantics == "weighted-sum" and rb.task == "classification" and c.label is not None:
+        w = 1.0 if r.weight is None else r.weight
+        if c.distribution is None:
+            return f"{c.label} +{w:.4g}"
+        parts = sorted(zip(rb.classes or (), c.distribution), key=lambda kv: -kv[1])
+        return " ".join(f"{k} +{w * p:.4g}" for k, p in parts if p)
+    text = rtext.conclusion(c)
+    if rb.semantics == "vote" and r.weight is not None:
+        text += f" (weight {r.weight:.4g})"
+    return text
+
+
+def _start(rb: RuleBase) -> str:
+    """A weighted sum's default: the points each class starts from."""
+    d = rb.default
+    if rb.task != "classification" or d.distribution is None:
+        return rtext.conclusion(d)
+    return " ".join(f"{k} {p:.4g}" for k, p in zip(rb.classes or (), d.distribution))
+
+
 def _rows(rb: RuleBase):
     rules = list(rb.rules[:MAX_RULES])
     for i, r in enumerate(rules):
-        yield (r.id or f"#{i + 1}", rtext.condition(r.condition), rtext.conclusion(r.conclusion),
+        yield (r.id or f"#{i + 1}", rtext.condition(r.condition), _weighted(rb, r),
                _colour(rb, r.conclusion), r.stats)
     if len(rb.rules) > MAX_RULES:
         yield ("…", f"{len(rb.rules) - MAX_RULES} more rules", "", "#f4f4f4", {})
     if rb.default is not None:
-        yield ("default", "otherwise", rtext.conclusion(rb.default), _colour(rb, rb.default), {})
+        # a weighted sum starts from the default's points on every row; only the others fall back on it
+        if rb.semantics == "weighted-sum":
+            yield ("default", START, _start(rb), _colour(rb, rb.default), {})
+        else:
+            yield ("default", "otherwise", rtext.conclusion(rb.default), _colour(rb, rb.default), {})
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -100,7 +131,7 @@ def rules_mermaid(rb: RuleBase) -> str:
         out.append(f'  q{i}{{"{mermaid_text(rid + ": " + cond)}"}}')
         out.append(f'  c{i}(["{mermaid_text(concl)}"])')
         out.append(f"  style c{i} fill:{mix_colours(colour, 0.7)}")
-        out.append(f'  q{i} -->|"yes"| c{i}' if cond != "otherwise" else f"  q{i} --> c{i}")  # no |""|:
+        out.append(f'  q{i} -->|"yes"| c{i}' if cond not in ("otherwise", START) else f"  q{i} --> c{i}")  # no |""|:
         # Mermaid's grammar rejects an empty edge label
         if ordered and i + 1 < len(rows):
             out.append(f'  q{i} -->|"no"| q{i + 1}')
@@ -114,7 +145,7 @@ def rules_dot(rb: RuleBase) -> str:
     for i, (rid, cond, concl, colour, _) in enumerate(rows):
         out.append(f"  q{i} [label={dot_string(rid + ': ' + cond)}];")
         out.append(f'  c{i} [label={dot_string(concl)}, style="rounded,filled", fillcolor="{mix_colours(colour, 0.7)}"];')
-        out.append(f'  q{i} -> c{i} [label="yes"];')
+        out.append(f'  q{i} -> c{i} [label="yes"];' if cond not in ("otherwise", START) else f"  q{i} -> c{i};")
         if ordered and i + 1 < len(rows):
             out.append(f'  q{i} -> q{i + 1} [label="no"];')
     out.append("}")
