@@ -369,7 +369,8 @@ def _scorecard(*, data: Path, target: str | None, output: Path, quiet: bool, dnf
         raise RulekitError(f"{data}: {rows} class {y.tolist()[0]!r}: a scorecard needs two classes or more")
     with progress.phase(f"learning a scorecard from {data}"):
         learner = ScorecardLearner(max_terms=terms if terms is not None else MAX_TERMS).fit(X, y)
-        rb = with_basis(learner.rule_base_, scorecard_comment(len(y), str(data)))
+        rb = learner.rule_base_
+        rb = with_basis(rb, scorecard_comment(len(y), str(data), split=len(rb.classes or ()) > 2))
     label = rb.default.label if rb.default is not None else None
     acc = sum(a == b for a, b in zip(learner.predict(X).tolist(), list(y))) / len(y)
     if not quiet:

@@ -41,9 +41,16 @@ def basis_comment(*, n_prune: int | None = None, n_train: int | None = None, dnf
     return f"{SHARES_HEAD}{hit} among {shares};\n{WITH_HEAD}the {n_prune:,} pruning rows its condition holds on"
 
 
-def scorecard_comment(n_rows: int, source: str) -> str:
-    """The comment for ``rulekit rules DATA --scorecard`` (a weight is no share: only the counts)."""
-    return f"{WITH_HEAD}the {n_rows:,} rows of {shown(source)} the card was learned from that its condition holds on"
+SPLIT_LINE = ("{class: share} after 'then': how the rule's weight splits into points per class "
+              "(points = weight x share); the default's braces are each class's start points")
+
+
+def scorecard_comment(n_rows: int, source: str, *, split: bool = False) -> str:
+    """The comment for ``rulekit rules DATA --scorecard`` (a weight is no share: only the counts);
+    ``split``: a card of three or more classes, whose rules give points to several classes (the
+    braces elsewhere are the classes of the rows a rule decides, so they are said to differ here)."""
+    line = f"{WITH_HEAD}the {n_rows:,} rows of {shown(source)} the card was learned from that its condition holds on"
+    return f"{line}\n{SPLIT_LINE}" if split else line
 
 
 def refreshed_with(n_rows: int, source: str) -> str:

@@ -1,0 +1,27 @@
+"""A card of three or more classes says what the braces after 'then' are (how a rule's weight splits
+into points per class; elsewhere braces are the classes of the rows a rule decides) and what the
+default's are (start points); a two-class card has no braces on its rules and no such line
+(audit 3 #2). `stats` keeps the line."""
+
+import numpy as np
+import pytest
+
+from rulekit.dsl.basis import SPLIT_LINE
+from tests.commands.cli import run_cli
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_the_split_line_comes_with_multi_class_cards(tmp_path, capsys, k):
+    rng = np.random.default_rng(11)
+    x = rng.uniform(0, 10, (400, 2))
+    y = np.digitize(x[:, 0], [10 / k * i for i in range(1, k)])
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,y\n" + "".join(f"{r[0]:.4f},{r[1]:.4f},c{c}\n" for r, c in zip(x, y)))
+    out, refreshed = tmp_path / "c.rules", tmp_path / "c2.rules"
+    assert run_cli(["rules", data, "--target", "y", "--scorecard", "-o", out, "-q"], capsys)[0] == 0
+    assert run_cli(["stats", out, data, "-o", refreshed], capsys)[0] == 0
+    for path in (out, refreshed):
+        text = path.read_text()
+        assert (f"# {SPLIT_LINE}" in text) == (k > 2)
+        assert ("} weight" in text) == (k > 2)  # braces on the rules only where points split
+    assert run_cli(["check", out], capsys)[0] == 0
