@@ -374,7 +374,8 @@ def _scorecard(*, data: Path, target: str | None, output: Path, quiet: bool, dnf
     label = rb.default.label if rb.default is not None else None
     acc = sum(a == b for a, b in zip(learner.predict(X).tolist(), list(y))) / len(y)
     if not quiet:
-        note = form_notes.rule_list_note(X, y, learner.max_terms, data, target, na_values)
+        with progress.phase("comparing the card with rules induced on 5 held-out folds (-q skips this)"):
+            note = form_notes.rule_list_note(X, y, learner.max_terms, data, target, na_values)
         if note:
             print(f"rulekit: note: {note}", file=sys.stderr)
     return _write_learned(rb, output, exact, quiet, f"no rule: every case is {label!r}",
