@@ -194,20 +194,25 @@ def _check_present(columns: Mapping[str, Any], features: Sequence[Any]) -> None:
         return
     path = getattr(columns, "path", None)
     have = getattr(columns, "header", None) or list(columns)  # the file's, not filled-in columns
-    hint = ""
-    stripped = {h.strip(): h for h in have}
-    folded = {unicodedata.normalize("NFC", h).casefold(): h for h in have}
-    key = unicodedata.normalize("NFC", missing[0]).casefold()
-    if missing[0] in stripped:
-        hint = f"; the header has {stripped[missing[0]]!r} (spaces around the name)"
-    elif key in folded:
-        hint = f"; the header has {folded[key]!r} (names must match exactly)"
-    elif len(have) == 1 and any(sep in have[0] for sep in ";\t|"):
-        hint = "; the header is one field: rulekit reads comma-separated files"
-    else:
-        hint = f" (columns: {', '.join(map(repr, have))})" if len(have) <= 20 else ""
+    hint = header_hint(have, missing[0])
     raise DataError(f"no column {missing[0]!r}, which the model needs{hint}",
                     file=path, line=1 if path else None)
+
+
+def header_hint(have: Sequence[str], name: str) -> str:
+    """What a header without column ``name`` suggests, as the tail of a message: the name with
+    spaces around it or in another case, a header that is one field (a ';' or tab file), else the
+    columns there are (up to 20)."""
+    stripped = {h.strip(): h for h in have}
+    folded = {unicodedata.normalize("NFC", h).casefold(): h for h in have}
+    key = unicodedata.normalize("NFC", name).casefold()
+    if name in stripped:
+        return f"; the header has {stripped[name]!r} (spaces around the name)"
+    if key in folded:
+        return f"; the header has {folded[key]!r} (names must match exactly)"
+    if len(have) == 1 and any(sep in have[0] for sep in ";\t|"):
+        return "; the header is one field: rulekit reads comma-separated files"
+    return f" (columns: {', '.join(map(repr, have))})" if len(have) <= 20 else ""
 
 
 def check_plain_numbers(columns: Mapping[str, Any], features: Sequence[Any]) -> None:

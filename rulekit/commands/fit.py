@@ -23,7 +23,7 @@ from rulekit.errors import DataError, RulekitError
 from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
 from rulekit.ir.data import is_missing_value
 from rulekit.ir import modelfile_training as training
-from rulekit.table import CsvColumns, read_csv
+from rulekit.table import CsvColumns, header_hint, read_csv
 from rulekit.util import count
 
 MAX_CLASSES_FOR_INTEGER_TARGET = 20
@@ -125,7 +125,7 @@ def _split(path: Path, target: str, task: str | None, quiet: bool = False, like=
     with progress.phase(f"reading {path}"):
         columns = _read_table(path, na_values)
     if target not in columns:
-        raise DataError(f"{path}: no column {target!r} (columns: {', '.join(columns)})")
+        raise DataError(f"{path}: no column {target!r}{header_hint(list(columns), target)}")
     y_raw = columns.pop(target)
     if not columns:
         raise DataError(f"{path}: no feature columns besides the target {target!r}")
