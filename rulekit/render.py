@@ -94,8 +94,17 @@ def tree_text(model: Model, index: int = 0) -> str:
     return "\n".join(map(visible, lines)) + "\n"  # no raw control character reaches a terminal
 
 
+def value_legend(model: Model) -> str:
+    """The line that says what a classification leaf's ``[...]`` holds: its value per class (the
+    class shares of its training rows for a learned tree), in the model's class order; empty for
+    regression and summed scores, whose leaves show one number."""
+    if model.task == "regression" or model.combiner.kind == "sum":
+        return ""
+    return visible(f"# [..] at a leaf: its value for each class, in the order {', '.join(map(str, model.classes))}") + "\n"
+
+
 def model_text(model: Model) -> str:
-    head = f"{model!r}\n"
+    head = f"{model!r}\n" + value_legend(model)
     if len(model.trees) == 1:
         return head + tree_text(model, 0)
     parts = [head + f"combiner: {model.combiner.model_dump_json()}\n"]
