@@ -221,10 +221,22 @@ class ConditionCallbacks(BuildState):
         elif kind == "number":
             v, vt = self.typed_literals([value[2], value[3]] if value[2] is not value[3] else [value[3]])[0]
         else:
-            self.err(value[1].tok, f"{show_name(name)} is nominal: compare it with one of its values")
+            self.err(value[1].tok, f"{show_name(name)} is nominal: compare it with one of its values"
+                                   + self._quote_hint(value[1]))
             return Compare(feature=name, op=op, value="")
         self._check_value(name, v, vt)
         return Compare(feature=name, op=op, value=v)
+
+    def _quote_hint(self, s: _Sum) -> str:
+        """For a value read as a sum of names (``Île-de-France`` is Île minus de minus France): the
+        value in quotes, as the header writes it (audit 3: the message said only 'compare it with
+        one of its values', and it was one)."""
+        toks = [tok for _, tok in s.terms]
+        if len(toks) < 2:
+            return ""
+        raw = self.text[toks[0].start_pos:toks[-1].end_pos]
+        return f"; a value with '-' or spaces is written in quotes: {literals.quote(raw)}" \
+            if "\n" not in raw else ""
 
     def _linear(self, s: _Sum, op_tok, op, value):
         for _, tok in s.terms:

@@ -6,6 +6,7 @@ import difflib
 import re
 
 from rulekit.dsl.grammar import NAME_RE
+from rulekit.dsl.literals import quote
 
 _WORDS = {
     "COMP": "a comparison (< <= > >= = !=)", "IS": "'is'", "IN": "'in'", "NOT": "'not'",
@@ -83,6 +84,8 @@ def _expected(exp: set[str], prev, starts_line: bool = False) -> str:
         return f"expected 'then' (or 'and' / 'or'){after}"
     if "RPAR" in exp and "AND" in exp:
         return f"expected ')' (or 'and' / 'or'){after}"
+    if {"COMMA", "RBRACE"} <= exp:  # inside braces (LALR merges a set's state with statement starts)
+        return f"expected ',' or '}}'{after}"
     if "IF" in exp and _STATEMENTS & exp:
         if "WEIGHT" in exp or "WITH" in exp or "LSQB" in exp or "VALUE" in exp:
             return (f"expected the next rule ('if ... then ...') or a header line{after}, or more of "
@@ -127,8 +130,29 @@ def syntax_message(e, prev, text: str):
                 f"write it in quotes, \"{prev.value}\")")
     elif tok.type == "COLON" and prev is not None and prev.type in ("NAME", "STRING", "NUMBER"):
         msg += " (the rule before this one may be missing its conclusion)"
+    else:
+        msg += _quote_hint(prev, tok, text)
     if tok.type == "$END":
         if prev is None:
             return msg, (1, 1, 1)
         return msg, (prev.line, prev.end_column, 1)
     return msg, (tok.line, tok.column, max(1, tok.end_pos - tok.start_pos))
+
+
+_VALUE_RUN = re.compile(r"(.+?)\s*(?=[,}\n]|\s+(?:then|and|or)\b|$)")
+
+
+def _quote_hint(prev, tok, text: str) -> str:
+    """Where a value is expected (after '=', '{' or ',') and a name runs on with '-' or a space
+    (``North West``, ``Île-de-France``): the value in quotes, as the header writes it (audit 3: the
+    errors spoke of comparisons, terms and conclusions)."""
+    if prev is None or prev.type != "NAME" or tok.type not in ("ADDOP", "NAME", "NUMBER"):
+        return ""
+    if not text[:prev.start_pos].rstrip().endswith(("=", "{", ",")):
+        return ""
+    m = _VALUE_RUN.match(text, prev.start_pos)
+    raw = m.group(1) if m else ""
+    if not raw or raw == prev.value:
+        return ""
+    return f" (a value with '-' or spaces is written in quotes: {quote(raw)})"
+
