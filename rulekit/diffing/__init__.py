@@ -91,7 +91,7 @@ def diff(a: Model | RuleBase, b: Model | RuleBase, X: Any = None, y: Any = None,
     out = Diff(task=a.task, rules_compared=False, regions_computed=False)
     if _comparable(a) and _comparable(b):
         ra, rb = _rules_of(a), _rules_of(b)
-        changes, counts = rule_changes(ra, rb)
+        changes, counts = rule_changes(ra, rb, by_id=not (isinstance(a, Model) or isinstance(b, Model)))
         dc = default_change(ra, rb)
         out.rules = changes + ([dc] if dc is not None else [])
         out.rules_added, out.rules_removed = counts["added"], counts["removed"]

@@ -1,8 +1,9 @@
 """Which rules were added, removed or changed between two rule bases.
 
-Rules are matched by id first, then (for rules left over) by an identical condition. A matched pair
-is *changed* when its condition, conclusion, weight or group differs; statistics and comments are
-not the rule's meaning and are ignored. A model's rules are its simplified tree paths.
+Rules are matched by id first (between two rule bases: a model's rules are its paths, numbered, so
+a model's side is matched by condition only), then (for rules left over) by an identical condition.
+A matched pair is *changed* when its condition, conclusion, weight or group differs; statistics and
+comments are not the rule's meaning and are ignored. A model's rules are its simplified tree paths.
 """
 
 from __future__ import annotations
@@ -51,9 +52,11 @@ def _fields(x: Rule, y: Rule) -> list[str]:
     return [f for f in ("condition", "conclusion", "weight", "group") if getattr(x, f) != getattr(y, f)]
 
 
-def rule_changes(a: RuleBase, b: RuleBase, limit: int = MAX_TEXTS) -> tuple[list[RuleChange], dict[str, int]]:
+def rule_changes(a: RuleBase, b: RuleBase, limit: int = MAX_TEXTS, *,
+                 by_id: bool = True) -> tuple[list[RuleChange], dict[str, int]]:
     """Added, removed and changed rules, in A's order then B's: the first ``limit`` as text (printing
-    is most of the cost: two forests' 14,000 rules each took 10 s), and the count of each kind."""
+    is most of the cost: two forests' 14,000 rules each took 10 s), and the count of each kind.
+    ``by_id=False``: pair by condition only (a model's path ids are numbers, not a rule's identity)."""
     out: list[RuleChange] = []
     counts = {"added": 0, "removed": 0, "changed": 0}
 
@@ -62,11 +65,11 @@ def rule_changes(a: RuleBase, b: RuleBase, limit: int = MAX_TEXTS) -> tuple[list
         if len(out) < limit:
             out.append(make())
 
-    by_id = {r.id: j for j, r in enumerate(b.rules) if r.id is not None}
+    ids = {r.id: j for j, r in enumerate(b.rules) if r.id is not None} if by_id else {}
     matched_b: set[int] = set()
     pairs: dict[int, int] = {}
     for i, r in enumerate(a.rules):
-        j = by_id.get(r.id) if r.id is not None else None
+        j = ids.get(r.id) if r.id is not None else None
         if j is not None and j not in matched_b:
             pairs[i] = j
             matched_b.add(j)
