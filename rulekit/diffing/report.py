@@ -28,11 +28,8 @@ def to_csv(d: Diff, max_regions: int) -> str:
     for g in d.regions[:max_regions]:
         w.writerow(["region", "", g.kind, g.before, g.after, g.condition, ""])
     if d.rows is not None:
-        for e in d.rows.examples if len(d.rows.examples) >= d.rows.changed else []:
-            w.writerow(["row", e.row, "", e.before, e.after, e.line or "", "" if e.target is None else e.target])
-        if len(d.rows.examples) < d.rows.changed:
-            for i in d.rows.changed_rows:
-                w.writerow(["row", i, "", "", "", "", ""])
+        for i, (before, after, line, target) in zip(d.rows.changed_rows, d.rows.changed_outcomes):
+            w.writerow(["row", i, "", before, after, line or "", "" if target is None else target])
     return buf.getvalue()
 
 

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from rulekit.diffing.regions import aligned_proba, same_label
 from rulekit.ir.model import Model
@@ -45,6 +45,8 @@ class RowDiff(BaseModel):
     proba_changed: int = 0  # rows whose label stays but whose probabilities change
     changed_rows: list[int] = []  # every changed row (0-based)
     examples: list[RowChange] = []  # the first few, with their outcomes
+    # every changed row's outcomes, line and target for the CSV form (not in the JSON: ``examples``)
+    changed_outcomes: list[tuple[Any, Any, int | None, Any]] = Field(default=[], exclude=True)
     max_abs_dproba: float | None = None
     mean_abs_dproba: float | None = None
     max_abs_dvalue: float | None = None
@@ -140,6 +142,8 @@ def row_diff(a, b, X: Any, y: Any = None, *, lines: list[int] | None = None, exa
     idx = np.flatnonzero(changed)
     out.changed_rows = idx.tolist()
     ys = None if y is None else np.asarray(y, dtype=object)
+    out.changed_outcomes = [(_plain(pa[i]), _plain(pb[i]), lines[i] if lines else None,
+                             None if ys is None else _plain(ys[i])) for i in idx.tolist()]
     for i in idx[:examples].tolist():
         out.examples.append(RowChange(row=i, line=lines[i] if lines else None, before=_plain(pa[i]),
                                       after=_plain(pb[i]), target=None if ys is None else _plain(ys[i]),
