@@ -36,6 +36,12 @@ _HEADER_TOKENS = _STATEMENTS | {"MISSING", "UNSEEN"}
 _FIRST_NAME = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s:]+)\s*:?\s*(.*)""")
 
 
+# words that take an argument (`semantics first-hit`, `classes {..}`): an error after one is about
+# the argument, so the hint to quote the word as a name does not apply (audit 3: 'semantics
+# firsthit' was told to write "semantics" in quotes)
+_ARGUMENT_WORDS = _HEADER_TOKENS | {"CLASSES", "NOMINAL", "MATCH", "LINK", "BASE_SCORE", "TREE_OUTPUT"}
+
+
 def colon_after_header_word(word, colon, text: str) -> str | None:
     """The message for a ':' typed after the header word ``word`` (a token starting its line), or
     None when ``word`` is no header word (then a rule id: the rule before may be unfinished). The
@@ -109,6 +115,8 @@ def _expected(exp: set[str], prev, starts_line: bool = False) -> str:
         w = _WORDS.get(t) or ("a header line or a rule" if t in _STATEMENTS else t.lower())
         if w not in words:
             words.append(w)
+    # 'vote' is already in 'first-hit, vote or weighted-sum' (was: '... or weighted-sum or vote')
+    words = [w for w in words if not any(o != w and w in re.split(r", | or ", o) for o in words)]
     if len(words) > 1:
         body = ", ".join(words[:-1]) + " or " + words[-1]
     else:
@@ -125,7 +133,8 @@ def syntax_message(e, prev, text: str):
     if tok.type != "$END" and tok.value == "=" and prev is not None and prev.value in ("=", "<", ">", "!"):
         msg += " (equality is a single '=')"
     elif prev is not None and prev.type not in ("NAME", "STRING") and NAME_RE.fullmatch(prev.value) \
-            and prev.type not in ("IF", "THEN", "AND", "OR", "NOT", "IS", "IN", "WITH", "WEIGHT"):
+            and prev.type not in ("IF", "THEN", "AND", "OR", "NOT", "IS", "IN", "WITH", "WEIGHT") \
+            and prev.type not in _ARGUMENT_WORDS:
         msg += (f" ('{prev.value}' is a word of the rule language here: to use it as a name or label, "
                 f"write it in quotes, \"{prev.value}\")")
     elif tok.type == "COLON" and prev is not None and prev.type in ("NAME", "STRING", "NUMBER"):
