@@ -14,6 +14,7 @@ import numpy as np
 
 from rulekit.rules import text
 from rulekit.rules.boxes import LiteralSchema, conjuncts, no_gc
+from rulekit.rules.conditions import Or
 from rulekit.rules.engine import (CHUNK_CELLS, Evaluator, compiled_conditions, conjuncts_true, groups,
                                   matrix, predict_matrix)
 from rulekit.rules.outcomes import outcomes, rule_name
@@ -25,10 +26,13 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class NearMiss:
-    """A rule that did not match the row because of ``failing`` (its top-level conjuncts not TRUE)."""
+    """A rule that did not match the row because of ``failing`` (its top-level conjuncts not TRUE);
+    ``shown``: the tests the text names when narrower (a rule of one 'or': the one test its nearest
+    way in fails), else empty."""
 
     rule: int
     failing: tuple
+    shown: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ def _explain(rb: RuleBase, X: Any, max_near_misses: int) -> list[Explanation]:
     for s in range(0, n, step):
         Mc = M[s:s + step]
         ev = Evaluator(schema, Mc)
+        or_rows: dict = {}  # TRUE rows of the tests inside a rule's 'or' (near misses of DNF rules)
         match = np.ones((Mc.shape[0], R), bool)  # every conjunct TRUE
         one = np.zeros((Mc.shape[0], R), bool)  # exactly one conjunct not TRUE (a near miss)
         fail_parts: list[list[np.ndarray]] = []
@@ -109,7 +114,7 @@ def _explain(rb: RuleBase, X: Any, max_near_misses: int) -> list[Explanation]:
                 fired = None if f < 0 else f
             else:
                 fired = None if not matched else matched
-            near = _near_misses(rb, one[j], fail_parts, j, pred[row], max_near_misses)
+            near = _near_misses(rb, one[j], fail_parts, j, pred[row], max_near_misses, ev, or_rows)
             res.append(Explanation(pred[row], fired, matched, near,
                                    _row_text(rb, fired, matched, near, pred[row], rule_text)))
     return res
@@ -125,9 +130,12 @@ def _fired_by_group(rb: RuleBase, match: np.ndarray) -> np.ndarray:
     return out
 
 
-def _near_misses(rb: RuleBase, one: np.ndarray, parts: list, j: int, pred: Any, limit: int) -> tuple:
+def _near_misses(rb: RuleBase, one: np.ndarray, parts: list, j: int, pred: Any, limit: int,
+                 ev: Evaluator | None = None, or_rows: dict | None = None) -> tuple:
     """Up to ``limit`` rules (in order) failing ``one`` conjunct on row ``j`` that would have
-    concluded something other than ``pred``."""
+    concluded something other than ``pred``. For a rule that is one 'or' (a DNF rule, one per
+    class) the text names the one test its nearest way in fails, where one does; the whole 'or' was
+    shown for every row the rule missed (audit 3)."""
     if limit <= 0:
         return ()
     cand = np.flatnonzero(one)
@@ -138,10 +146,31 @@ def _near_misses(rb: RuleBase, one: np.ndarray, parts: list, j: int, pred: Any, 
             continue
         conj = conjuncts(rb.rules[i].condition)
         failing = tuple(conj[k] for k, p in enumerate(parts[i]) if not p[j])
-        out.append(NearMiss(i, failing))
+        shown = ()
+        if ev is not None and len(failing) == 1 and isinstance(failing[0], Or):
+            shown = _one_test_away(ev, failing[0], j, or_rows if or_rows is not None else {}) or ()
+        out.append(NearMiss(i, failing, shown))
         if len(out) >= limit:
             break
     return tuple(out)
+
+
+def _one_test_away(ev: Evaluator, node: Or, j: int, rows: dict) -> tuple | None:
+    """The one failing test of the first way into ``node`` (an 'or') that fails only one on row
+    ``j``, or None; ``rows`` caches each test's TRUE rows for the chunk ``ev`` reads."""
+    for way in node.items:
+        failing = []
+        for part in conjuncts(way):
+            true = rows.get(id(part))
+            if true is None:
+                true = rows[id(part)] = ev.true(part)
+            if not true[j]:
+                failing.append(part)
+                if len(failing) > 1:
+                    break
+        if len(failing) == 1:
+            return (failing[0],)
+    return None
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -174,7 +203,7 @@ def _row_text(rb: RuleBase, fired: Any, matched: tuple, near: tuple, pred: Any, 
     if near:
         head += " | near miss: " + "; ".join(
             f"{rule_name(rb, m.rule)} -> {text.conclusion(rb.rules[m.rule].conclusion)} fails "
-            + " and ".join(text.condition(c) for c in m.failing) for m in near)
+            + " and ".join(text.condition(c) for c in (m.shown or m.failing)) for m in near)
     return head
 
 
