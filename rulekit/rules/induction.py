@@ -27,15 +27,15 @@ from typing import Any
 import numpy as np
 
 from rulekit.errors import RulekitError
-from rulekit.rules import engine
+from rulekit.rules import engine, induce_cuts
 from rulekit.rules.base import And, Compare, Conclusion, Rule, RuleBase
 from rulekit.rules.boxes import no_gc
 from rulekit.rules.estimator import RuleBaseClassifier
+from rulekit.rules.induce_cuts import foil as _foil
 from rulekit.rules.simplify import simplify
 from rulekit.rules.stats import class_codes
 from rulekit.rules.vote import round_weight
 
-_EPS = 1e-12
 NOMINAL_TESTS = ("equal", "negated")
 
 
@@ -45,7 +45,8 @@ class RuleInducer(RuleBaseClassifier):
     ``positive``      learn this class's rules first (binary: only its rules, the other class is the
                       default); by default classes go from the rarest to the most frequent.
     ``prune_ratio``   share of the cases held out to prune each rule (IREP's third).
-    ``max_thresholds`` numeric split candidates per feature and step (quantiles of the covered cases).
+    ``max_thresholds`` numeric split candidates per feature and step (quantiles of the covered cases),
+                      the best then refined among the values between its neighbours (induce_cuts).
     ``mdl``           cut each class's rules to their minimum description length afterwards.
     ``nominal_features`` ``"auto"`` or the names of the columns to treat as nominal.
     ``optimize``      RIPPER's optimisation passes over each class's rules (0: IREP* alone).
@@ -175,10 +176,11 @@ def _learn_class(data: _Data, pos: np.ndarray, neg: np.ndarray, rng, est: RuleIn
     while P.size and len(rules) < est.max_rules:
         Pg, Pp = _split(P, est.prune_ratio, rng)
         Ng, Np = _split(N, est.prune_ratio, rng)
-        rule = _grow(data, Pg, Ng)
+        rule = _settle(data, _grow(data, Pg, Ng), (Pg, Ng), (Pg, Ng))  # pruning rows unseen until pruned
         if not rule:
             break
         rule = _prune_rule(data, rule, Pp, Np) if Pp.size + Np.size else rule
+        rule = _settle(data, rule, (Pg, Ng), (P, N))
         p_cov = int(_covers(data, rule, Pp).sum())
         n_cov = int(_covers(data, rule, Np).sum())
         if (p_cov + n_cov and p_cov <= n_cov) or (p_cov + n_cov == 0 and Pp.size + Np.size >= 20):
@@ -215,13 +217,14 @@ def _optimize(data: _Data, rules: list[list[tuple]], pos: np.ndarray, neg: np.nd
         Ng, Np = _split(neg, est.prune_ratio, rng)
         others = rules[:i] + rules[i + 1:]
         variants = [rules[i]]
+        grow, rows = (Pg, Ng), (pos, neg)
         rep = _grow(data, Pg, Ng)
         if rep:
-            variants.append(_prune_in_set(data, others, rep, Pp, Np))
+            variants.append(_settle(data, _prune_in_set(data, others, rep, Pp, Np), grow, rows))
         cp, cn = _covers(data, rules[i], Pg), _covers(data, rules[i], Ng)
         rev = rules[i] + _grow(data, Pg[cp], Ng[cn])
         if len(rev) > len(rules[i]):
-            variants.append(_prune_in_set(data, others, rev, Pp, Np))
+            variants.append(_settle(data, _prune_in_set(data, others, rev, Pp, Np), grow, rows))
         costs = [_dl(data, others[:i] + [v] + others[i:], pos, neg, w) for v in variants]
         rules[i] = variants[int(np.argmin(costs))]
     covered = np.zeros(pos.size, bool)
@@ -230,6 +233,11 @@ def _optimize(data: _Data, rules: list[list[tuple]], pos: np.ndarray, neg: np.nd
     if (~covered).any():
         rules += _learn_class(data, pos[~covered], neg, rng, est)
     return rules
+
+
+def _settle(data: _Data, rule: list[tuple], grow: tuple, rows: tuple) -> list[tuple]:
+    """``rule`` with its numeric cuts where the classes change (:func:`rulekit.rules.induce_cuts.settle`)."""
+    return induce_cuts.settle(data, rule, grow, rows) if rule else rule
 
 
 def _prune_in_set(data: _Data, others: list[list[tuple]], rule: list[tuple], Pp: np.ndarray,
@@ -284,12 +292,6 @@ def _covers(data: _Data, rule: list[tuple], rows: np.ndarray) -> np.ndarray:
     return ok
 
 
-def _foil(p0: float, n0: float, p1: np.ndarray, n1: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        g = p1 * (np.log2((p1 + _EPS) / (p1 + n1 + _EPS)) - math.log2((p0 + _EPS) / (p0 + n0 + _EPS)))
-    return np.where(p1 > 0, g, -np.inf)
-
-
 def _grow(data: _Data, P: np.ndarray, N: np.ndarray) -> list[tuple]:
     """Add the literal with the best FOIL gain until no negative is covered (or nothing helps)."""
     rule: list[tuple] = []
@@ -335,29 +337,8 @@ def _nominal_candidates(data: _Data, j: int, xp: np.ndarray, xn: np.ndarray, p0:
 
 
 def _numeric_candidates(data: _Data, j: int, xp: np.ndarray, xn: np.ndarray, p0: float, n0: float):
-    vp, vn = xp[~np.isnan(xp)], xn[~np.isnan(xn)]
-    if vp.size == 0:
-        return []
-    vals = np.unique(np.concatenate([vp, vn]))
-    if vals.size < 2:
-        return []
-    mids = (vals[:-1] + vals[1:]) / 2.0
-    if mids.size > data.max_thresholds:
-        q = np.unique(np.quantile(np.concatenate([vp, vn]), np.linspace(0, 1, data.max_thresholds + 2)[1:-1],
-                                  method="lower"))
-        pos = np.searchsorted(vals, q)
-        pos = pos[(pos >= 0) & (pos < mids.size)]
-        mids = np.unique(mids[pos])
-    sp, sn = np.sort(vp), np.sort(vn)
-    le_p = np.searchsorted(sp, mids, "right").astype(float)
-    le_n = np.searchsorted(sn, mids, "right").astype(float)
-    gt_p, gt_n = sp.size - le_p, sn.size - le_n
-    out = []
-    for pc, nc, op in ((le_p, le_n, "<="), (gt_p, gt_n, ">")):
-        g = _foil(p0, n0, pc, nc)
-        k = int(np.argmax(g))
-        out.append((g[k], (j, op, float(mids[k])), pc[k], nc[k]))
-    return out
+    """The best ``x <= t`` and ``x > t`` (:func:`rulekit.rules.induce_cuts.numeric_candidates`)."""
+    return induce_cuts.numeric_candidates(j, xp, xn, p0, n0, data.max_thresholds)
 
 
 def _prune_rule(data: _Data, rule: list[tuple], Pp: np.ndarray, Np: np.ndarray) -> list[tuple]:
