@@ -168,8 +168,8 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
         for line in steps.lines():
             print(f"rulekit: {line}", file=sys.stderr)
     if data is not None:
-        _warn_collapse(rb, steps, len(next(iter(data.values()))), select, prune, cf_used, min_rules)
-        if absent is not None:
+        _warn_collapse(rb, steps, len(next(iter(data.values()))), select, prune, cf_used, min_rules, absent)
+        if absent is not None and rb.rules:  # with no rule left, the one collapse line says it
             print(f"rulekit: warning: {absent}", file=sys.stderr)
         if not quiet and train is not None:
             note = form_notes.scorecard_note(rb, train, data, train_data, train_na)
@@ -271,11 +271,12 @@ def _recorded_training(obj: Model, model: Path, output,
 
 
 def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None, cf: float | None = None,
-                   min_rules: int = 0) -> None:
+                   min_rules: int = 0, absent: str | None = None) -> None:
     """One line on stderr (even with -q: the result is probably not what was asked for) when
     pruning left no rule: every case takes the default class. It names the step that removed the
     last rules and the pruning accuracy before and after it; the options it suggests choose among
-    rules, so only when the choice removed them, and none already given."""
+    rules, so only when the choice removed them, and none already given. ``absent``: the classes
+    no pruning row holds (:func:`unpredicted_absent`), said at its end rather than on a line of its own."""
     if rb.rules:
         return
     label = rb.default.label if rb.default is not None else None
@@ -297,7 +298,7 @@ def _warn_collapse(rb, steps, n_rows: int, select: str, prune: str | None, cf: f
                          "--prune reduced-error" if prune != "reduced-error" else "",
                          "more pruning rows") if h]
     print(f"rulekit: warning: the rule base is only the default class {label!r}: {why}; "
-          f"try {', '.join(hints)}", file=sys.stderr)
+          f"try {', '.join(hints)}{'' if absent is None else '; ' + absent}", file=sys.stderr)
 
 
 def regressor_advice(obj: Model, prune_data: Path) -> str:

@@ -60,6 +60,7 @@ def test_random_pruning_labels_collapse_with_one_warning(tmp_path, run):
     assert r.returncode == 0
     warn = [line for line in r.stderr.splitlines() if "warning" in line]
     assert len(warn) == 1 and "only the default class 0" in warn[0] and "try" in warn[0], r.stderr
+    assert "the rules never predict 1: no row of prune.csv is of that class" in warn[0]  # one line says both
     rb = rulekit.load(tmp_path / "m.rules")
     assert not rb.rules and rb.default.label == 0  # no 'if true' rule before an unreachable default
 
