@@ -1,24 +1,27 @@
-"""Scorecards: an additive rule base of one-test rules learned from data (``weighted-sum`` semantics).
+"""Scorecards: an additive rule base of one- and two-test rules learned from data (``weighted-sum``).
 
 A scorecard is a default (points per class to start from) and a few rules of one test each
-(``x <= t``, ``x > t``, ``a = v``); every rule that holds adds its weight to its class, and the
-class with the most points wins. It is what a credit scorecard or a clinical risk score is, and the
-additive form the best rule ensembles reach (RuleFit), with a small number of tests to read.
+(``x <= t``, ``x > t``, ``a = v``) or, where two features act together, of two
+(``x <= t and z > u``: :mod:`rulekit.rules.scorecard_pairs`); every rule that holds adds its weight
+to its class, and the class with the most points wins. It is what a credit scorecard or a clinical
+risk score is, and the additive form the best rule ensembles reach (RuleFit), with a small number
+of tests to read.
 
 Learning (forward selection with a full refit, "totally corrective" boosting of one-test rules):
 each round scores every candidate test by the fall of the penalised loss one Newton step on its
 weight would bring (second-order boosting, as LogitBoost and XGBoost choose): per class column,
 ``(b' g)^2 / (b' W b + 1 / l2)`` with ``b`` the test's indicator centred in the weights ``W = p(1-p)``
 and ``g = y - p`` the residuals of the current logistic (softmax for more than two classes)
-model. It adds the best test not yet chosen and refits the weights of all chosen tests and the
-intercepts by L2-penalised maximum likelihood (:mod:`rulekit.rules.logistic`: Newton's method,
-penalty ``1 / (2 l2)`` on the weights, none on the intercepts). It stops at ``max_terms`` tests
-(20); the card keeps the fewest of them with which cards grown the same way on four fifths of the
-rows label the most held-out rows right (each fifth in turn, errors summed: :func:`held_out_size`),
-so easy data gets few tests (a one-cut concept one) and data with many weak signals more. Then each
-chosen test in turn is exchanged for the best other test against the model without it when the
-refit's penalised loss falls (at most :data:`SWEEPS` passes: the local search FasterRisk runs on its
-sparse logistic models).
+model. It adds the best test not yet chosen (or a conjunction of two of the strongest cuts, when
+that scores well above it: :mod:`rulekit.rules.scorecard_pairs`) and refits the weights of all
+chosen tests and the intercepts by L2-penalised maximum likelihood (:mod:`rulekit.rules.logistic`:
+Newton's method, penalty ``1 / (2 l2)`` on the weights, none on the intercepts). It stops at
+``max_terms`` literals (18; a conjunction counts 2); the card keeps the fewest tests with which
+cards grown the same way on four fifths of the rows label the most held-out rows right (each fifth
+in turn, errors summed: :func:`held_out_size`), so easy data gets few tests (a one-cut concept one)
+and data with many weak signals more. Then each chosen test in turn is exchanged for the best other
+test against the model without it when the refit's penalised loss falls (at most :data:`SWEEPS`
+passes: the local search FasterRisk runs on its sparse logistic models).
 Thresholds are exact: a chosen cut moves to the best cut between its scored neighbours. Candidates:
 every cut between two neighbouring values of a numeric feature (at most ``max_cuts`` per feature, at
 row quantiles), ``x > t`` as well where the feature has missing values (a missing value makes
@@ -45,14 +48,15 @@ import numpy as np
 
 from rulekit.errors import RulekitError
 from rulekit.rules import engine
-from rulekit.rules.base import Compare, Conclusion, Rule, RuleBase
+from rulekit.rules import scorecard_pairs as pairs
+from rulekit.rules.base import And, Compare, Conclusion, Rule, RuleBase
 from rulekit.rules.estimator import RuleBaseClassifier
 from rulekit.rules.logistic import fit_logistic, objective, probabilities
 from rulekit.rules.stats import annotate, class_codes
 from rulekit.rules.vote import round_weight
 from rulekit.util import round_significant
 
-MAX_TERMS = 20  # the most tests by default; held_out_size chooses how many (docs/rules.md, session 11)
+MAX_TERMS = 18  # the most literals by default; held_out_size chooses how many (docs/rules.md, sessions 11-12)
 MAX_CLASSES = 50  # the refit's Newton step solves (terms x classes)^2 equations
 HOLD_OUT_CELLS = 2_000_000  # rows x features x class columns past which one fold chooses the size
 SWEEPS = 1  # exchange passes over the chosen tests (docs/rules.md, session 10)
@@ -273,8 +277,8 @@ def select(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float)
     chosen test indices and the coefficients ``(1 + terms) x width`` (intercept first; width 1 for
     two classes: class 1's log-odds, else one column per class)."""
     chosen, coefs, B = grow(cands, yc, K, max_terms, l2)
-    size = held_out_size(cands, yc, K, len(chosen), l2) if len(chosen) > 1 else len(chosen)
-    return exchange(cands, targets(yc, K), chosen[:size], B[:, :size + 1], coefs[size], l2)
+    size = held_out_size(cands, yc, K, max_terms, l2, steps=len(chosen)) if len(chosen) > 1 else len(chosen)
+    return exchange(cands, targets(yc, K), chosen[:size], B[:, :size + 1], coefs[size], l2, max_terms)
 
 
 def residuals(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -284,24 +288,45 @@ def residuals(B: np.ndarray, Y: np.ndarray, coef: np.ndarray) -> tuple[np.ndarra
 
 
 def best_test(cands: Candidates, B: np.ndarray, Y: np.ndarray, coef: np.ndarray, taken: list[int],
-              l2: float) -> int:
+              l2: float, room: int = 1) -> int:
     """The best-scoring test not in ``taken`` against the model ``B @ coef``, its cut refined (-1
-    when no test scores above 0)."""
+    when no test scores above 0); with ``room`` for 2 literals, a conjunction of the strongest cuts
+    when it scores :data:`~rulekit.rules.scorecard_pairs.PAIR_BAR` times the best single test."""
     G, W = residuals(B, Y, coef)
     sc = cands.scores(G, W, 1.0 / l2)
     sc[taken] = -1.0
     best = int(np.argmax(sc)) if sc.size else -1
     if best < 0 or sc[best] <= 1e-12:
         return -1
+    pair = best_pair(cands, sc, G, W, l2, taken) if room >= 2 else None
+    if pair is not None and pair[1] > pairs.PAIR_BAR * sc[best]:
+        return cands.index[pair[0]] if pair[0] in cands.index else cands._add(pair[0], None)
     fine = cands.refine(best, G, W, 1.0 / l2)
     return best if fine in taken else fine
 
 
+def best_pair(cands: Candidates, sc: np.ndarray, G: np.ndarray, W: np.ndarray, l2: float,
+              taken: list[int]) -> tuple[tuple, float] | None:
+    """The best conjunction not in ``taken`` (:func:`~rulekit.rules.scorecard_pairs.conjunctions`),
+    its cuts refined, and its score before, or None."""
+    tests, P, sources = pairs.conjunctions(cands, sc)
+    if not tests:
+        return None
+    GW = np.hstack([G, W])
+    ps = _score(P.T @ GW, GW.sum(axis=0), 1.0 / l2)
+    for q, t in enumerate(tests):
+        if cands.index.get(t, -1) in taken:
+            ps[q] = -1.0
+    q = int(np.argmax(ps))
+    fine = pairs.refined(cands, tests[q], sources[q], GW, 1.0 / l2, _score, short_cut)
+    return (tests[q] if cands.index.get(fine, -1) in taken else fine), float(ps[q])
+
+
 def exchange(cands: Candidates, Y: np.ndarray, chosen: list[int], B: np.ndarray, coef: np.ndarray,
-             l2: float) -> tuple[list[int], np.ndarray]:
+             l2: float, budget: int = MAX_TERMS) -> tuple[list[int], np.ndarray]:
     """``chosen`` (design ``B``, coefficients ``coef``) with each test in turn replaced by the best
-    test against the model without it, where the refit's penalised loss falls; at most
-    :data:`SWEEPS` passes, fewer when a pass changes nothing."""
+    test against the model without it, where the refit's penalised loss falls (a conjunction only
+    within ``budget`` literals); at most :data:`SWEEPS` passes, fewer when a pass changes nothing."""
     chosen = list(chosen)
     obj = objective(B, Y, coef, l2)
     for _ in range(SWEEPS):
@@ -309,7 +334,8 @@ def exchange(cands: Candidates, Y: np.ndarray, chosen: list[int], B: np.ndarray,
         for t in range(len(chosen)):
             keep = [k for k in range(B.shape[1]) if k != t + 1]
             without = fit_logistic(B[:, keep], Y, l2, start=coef[keep])
-            new = best_test(cands, B[:, keep], Y, without, chosen[:t] + chosen[t + 1:], l2)
+            room = budget - sum(pairs.literals(cands.tests[i]) for i in chosen) + pairs.literals(cands.tests[chosen[t]])
+            new = best_test(cands, B[:, keep], Y, without, chosen[:t] + chosen[t + 1:], l2, room)
             if new < 0 or new == chosen[t]:
                 continue
             trial = B.copy()
@@ -325,42 +351,47 @@ def exchange(cands: Candidates, Y: np.ndarray, chosen: list[int], B: np.ndarray,
 
 def grow(cands: Candidates, yc: np.ndarray, K: int, max_terms: int,
          l2: float) -> tuple[list[int], list[np.ndarray], np.ndarray]:
-    """The chosen tests in order, the coefficients after each step (``coefs[t]``: the first ``t``
-    tests; ``coefs[0]``: the intercepts alone) and the design (the intercept and the chosen tests'
-    indicators, in that order: ``coefs[t]`` goes with its first ``t + 1`` columns)."""
+    """The chosen tests in order (at most ``max_terms`` literals: a conjunction counts 2), the
+    coefficients after each step (``coefs[t]``: the first ``t`` tests; ``coefs[0]``: the intercepts
+    alone) and the design (the intercept and the chosen tests' indicators, in that order:
+    ``coefs[t]`` goes with its first ``t + 1`` columns)."""
     width = 1 if K == 2 else K
     Y = targets(yc, K)
     B = np.ones((cands.n, 1))
     coefs = [fit_logistic(B, Y, l2)]
     chosen: list[int] = []
-    for _ in range(max_terms):
-        best = best_test(cands, B, Y, coefs[-1], chosen, l2)
+    used = 0
+    while used < max_terms:
+        best = best_test(cands, B, Y, coefs[-1], chosen, l2, max_terms - used)
         if best < 0:
             break
         B = np.column_stack([B, cands.indicator(best)])
         coefs.append(fit_logistic(B, Y, l2, start=np.vstack([coefs[-1], np.zeros((1, width))])))
         chosen.append(best)
+        used += pairs.literals(cands.tests[best])
     return chosen, coefs, B
 
 
 def held_out_size(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float,
-                  folds: int = 5) -> int:
-    """The fewest tests with which the scorecards grown on ``folds - 1`` parts of the rows label the
-    most held-out rows right (all folds together; 1 to ``max_terms`` tests): literals go where they
-    still label unseen rows right. Past :data:`HOLD_OUT_CELLS` (rows x features x class columns) one
-    fold is held out, not each in turn: large data, where one fold's estimate is steady enough."""
+                  folds: int = 5, steps: int | None = None) -> int:
+    """The fewest tests with which the scorecards grown on ``folds - 1`` parts of the rows (at most
+    ``max_terms`` literals) label the most held-out rows right (all folds together; 1 to ``steps``
+    tests, ``max_terms`` by default): literals go where they still label unseen rows right. Past
+    :data:`HOLD_OUT_CELLS` (rows x features x class columns) one fold is held out, not each in turn:
+    large data, where one fold's estimate is steady enough."""
     part = fold_of(yc, folds)
-    wrong = np.zeros(max_terms + 1, np.int64)
+    steps = max_terms if steps is None else steps
+    wrong = np.zeros(steps + 1, np.int64)
     width = 1 if K == 2 else K
     turns = folds if cands.n * max(1, cands.M.shape[1]) * width <= HOLD_OUT_CELLS else 1
     for f in range(turns):
         tr, va = part != f, part == f
         if not va.any() or np.unique(yc[tr]).size < 2:
-            return max_terms
+            return steps
         sub = Candidates(cands.M[tr], cands.nominal, cands.max_cuts, cands.min_rows)
         chosen, coefs, _ = grow(sub, yc[tr], K, max_terms, l2)
         Yv, Bv = targets(yc[va], K), design(sub.tests, chosen, cands.M[va])
-        for t in range(max_terms + 1):
+        for t in range(steps + 1):
             k = min(t, len(chosen))
             wrong[t] += int(not_right(Bv[:, :k + 1], Yv, coefs[k]).sum())
     return int(np.argmin(wrong[1:])) + 1
@@ -387,11 +418,13 @@ def design(tests: list, chosen: list[int], M: np.ndarray) -> np.ndarray:
 
 
 def holds(test: tuple, M: np.ndarray) -> np.ndarray:
-    """Where ``test`` holds on the rows ``M`` (missing values: never), as 0.0 / 1.0."""
-    j, op, t = test
-    col = M[:, j]
-    with np.errstate(invalid="ignore"):
-        hit = col <= t if op == "<=" else col > t if op == ">" else col == t
+    """Where ``test`` (one test, or a conjunction ``("and", a, b)`` of two) holds on the rows ``M``
+    (missing values: never), as 0.0 / 1.0."""
+    hit = np.ones(M.shape[0], bool)
+    for j, op, t in (test[1:] if pairs.is_pair(test) else (test,)):
+        col = M[:, j]
+        with np.errstate(invalid="ignore"):
+            hit &= col <= t if op == "<=" else col > t if op == ">" else col == t
     return hit.astype(np.float64)
 
 
@@ -418,6 +451,9 @@ def to_rule_base(shell: RuleBase, cands: Candidates, chosen: list[int], coef: np
     terms = []
     for k, i in enumerate(chosen):
         v = full[k + 1] - full[k + 1].min()
+        if pairs.is_pair(cands.tests[i]):
+            terms.append((cands.tests[i], v))
+            continue
         j, op, t = cands.tests[i]
         top = int(np.argmax(v))
         if op == "<=" and cands.complete[j]:
@@ -425,14 +461,14 @@ def to_rule_base(shell: RuleBase, cands: Candidates, chosen: list[int], coef: np
             if np.mean(yc[hit] == top) < np.mean(yc[~hit] == top):
                 base = base + v
                 v, op = v.max() - v, ">"
-        terms.append((j, op, t, v))
+        terms.append(((j, op, t), v))
     rules = []
-    for j, op, t, v in terms:
+    for test, v in terms:
         v = np.array([round_weight(float(x)) for x in v])
         if not np.any(v > 0):
             continue
-        f = shell.features[j]
-        cond = Compare(feature=f.name, op=op, value=f.domain[int(t)] if f.kind == "nominal" else t)
+        parts = [compare(shell, *one) for one in (test[1:] if pairs.is_pair(test) else (test,))]
+        cond = And(items=tuple(parts)) if len(parts) > 1 else parts[0]
         top = int(np.argmax(v))
         if np.count_nonzero(v) == 1:
             concl, weight = Conclusion(label=classes[top]), float(v[top])
@@ -443,3 +479,9 @@ def to_rule_base(shell: RuleBase, cands: Candidates, chosen: list[int], coef: np
     base = tuple(round_weight(float(x)) for x in base - base.min())
     default = Conclusion(label=classes[int(np.argmax(base))], distribution=base)
     return shell.model_copy(update={"rules": tuple(rules), "default": default})
+
+
+def compare(shell: RuleBase, j: int, op: str, t: float) -> Compare:
+    """Candidate test ``(j, op, t)`` as a condition on ``shell``'s feature ``j``."""
+    f = shell.features[j]
+    return Compare(feature=f.name, op=op, value=f.domain[int(t)] if f.kind == "nominal" else t)

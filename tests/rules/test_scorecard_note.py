@@ -126,7 +126,8 @@ def test_the_scorecard_path_points_to_rules_where_tests_combine(tmp_path, run):
     notes = [line for line in r.stderr.splitlines() if line.startswith(RULES_NOTE)]
     assert len(notes) == 1, r.stderr
     got = re.search(r"label (0\.\d+) of held-out rows right \(5 folds\), scorecards (0\.\d+): ", notes[0])
-    assert got and float(got.group(1)) >= float(got.group(2)) + 0.2, notes[0]
+    # conjunctions (scorecard_pairs) lift the cards from chance to about 0.68 here; rules still lead
+    assert got and float(got.group(1)) >= float(got.group(2)) + 0.1, notes[0]
     assert notes[0].endswith("--target y --induce -o FILE learns them")
     r = run("rules", "xor.csv", "--target", "y", "--scorecard", "-q", "-o", "card.rules", cwd=tmp_path)
     assert r.returncode == 0 and RULES_NOTE not in r.stderr
