@@ -37,10 +37,13 @@ def warning(learner: Any, X: Any, y: Any) -> str | None:
                            int(learner.max_cuts), float(learner.l2), int(learner.min_rows))
     if clearly_better(card, start):
         return None
+    right, alone = int(card.sum()), int(start.sum())
+    verdict = ("fewer" if right < alone else "as many" if right == alone
+               else "not clearly more (sign test at 5%)")
     return (f"the {yc.size} rows do not show that these {count(len(rb.rules), 'rule')} help: with the rows "
             f"held out in {FOLDS} folds in turn, cards grown the same way on the other folds label "
-            f"{int(card.sum())} of the {yc.size} right and the start points alone (the majority class) "
-            f"{int(start.sum())}: not clearly more (sign test at 5%); the rules may fit noise")
+            f"{right} of the {yc.size} right and the start points alone (the majority class) "
+            f"{alone}: {verdict}; the rules may fit noise")
 
 
 def clearly_better(card: np.ndarray, start: np.ndarray) -> bool:
