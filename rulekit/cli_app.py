@@ -245,9 +245,9 @@ def rules(model: Path = typer.Argument(..., help="a rulekit model file (with --i
                                       help="learn rules from the data file MODEL directly (needs --target)"),
           scorecard: bool = typer.Option(False, "--scorecard",
                                          help="learn a scorecard from the data file MODEL (needs --target): "
-                                              "one-test rules whose weights add up per class"),
+                                              "rules of one or two tests whose weights add up per class"),
           terms: Optional[int] = typer.Option(None, "--terms", help="with --scorecard: at most this many "
-                                              "rules (default 12)"),
+                                              "tests (default 18; a rule of two tests counts 2)"),
           target: Optional[str] = typer.Option(None, "--target",
                                                help="with --induce or --scorecard: the class column"),
           keep: list[str] = typer.Option(

@@ -45,7 +45,7 @@ def scorecard_note(rb, train, data, train_path: Path, na_values: str | None = No
     if not clearly_better(theirs, ours):
         return None
     card_share, rules_share = apart(theirs.mean(), ours.mean())
-    return (f"a scorecard ({len(card.rules)} one-test rules whose weights add up per class) labels "
+    return (f"a scorecard ({len(card.rules)} short rules whose weights add up per class) labels "
             f"{card_share} of the pruning rows right, these rules {rules_share}: "
             f"rulekit rules {shell_word(str(train_path))} --target {shell_word(rb.target)}{na_flag(na_values)} "
             "--scorecard -o FILE")
@@ -77,7 +77,7 @@ def rule_list_note(X, y, terms: int, data: Path, target: str, na_values: str | N
     """The scorecard path's converse of :func:`scorecard_note`: when rules induced from DATA label
     clearly more held-out rows right than scorecards (5 folds, the same sign test), the line that
     says so and how to get them; else None (also when they label no clearly more rows right than the
-    majority class: tiny or noisy data). A sum of one-test rules cannot express classes that depend on
+    majority class: tiny or noisy data). A sum of short rules cannot express classes that depend on
     combinations of tests (docs/rules.md, session 9)."""
     import numpy as np
 
@@ -108,5 +108,5 @@ def rule_list_note(X, y, terms: int, data: Path, target: str, na_values: str | N
     rules_share, card_share = apart(theirs.mean(), ours.mean())
     return (f"rules induced from the same rows label {rules_share} of held-out rows right (5 folds), "
             f"scorecards {card_share}: the classes seem to depend on combinations of tests, which a sum "
-            f"of one-test rules cannot express; rulekit rules {shell_word(str(data))} --target "
+            f"of short rules cannot express; rulekit rules {shell_word(str(data))} --target "
             f"{shell_word(target)}{na_flag(na_values)} --induce -o FILE learns them")

@@ -57,8 +57,8 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     also offers the choice the rules of trees regrown on bootstrap samples of them that their
     out-of-bag and pruning rows support. Not the default: on fresh splits it did worse
     (docs/rules.md, session 7). ``scorecard``: MODEL is a data file and a scorecard is learned from
-    it (:mod:`rulekit.rules.scorecard`: at most ``terms`` one-test rules, 20 by default, whose weights
-    add up per class; ``weighted-sum`` semantics)."""
+    it (:mod:`rulekit.rules.scorecard`: at most ``terms`` tests in rules of one or two, 18 by default, whose
+    weights add up per class; ``weighted-sum`` semantics)."""
     from rulekit import dsl
     from rulekit.rules import to_rules
     from rulekit.rules.boxes import count_literals, forget_boxes, no_gc
@@ -380,9 +380,16 @@ def _scorecard(*, data: Path, target: str | None, output: Path, quiet: bool, dnf
         if note:
             print(f"rulekit: note: {note}", file=sys.stderr)
     return _write_learned(rb, output, exact, quiet, f"no rule: every case is {label!r}",
-                          f"scorecard: {count(len(rb.rules), 'rule')}, one test each (at most "
+                          f"scorecard: {count(len(rb.rules), 'rule')}, {count(_tests(rb), 'test')} (at most "
                           f"{learner.max_terms}), training accuracy {acc:.4f}",
                           warning=scorecard_support.warning(learner, X, y))
+
+
+def _tests(rb) -> int:
+    """The tests (literals) of ``rb``'s rules: a scorecard's budget counts these."""
+    from rulekit.rules.boxes import count_literals
+
+    return sum(count_literals(r.condition) for r in rb.rules)
 
 
 def _write_learned(rb, output: Path, exact: bool, quiet: bool, empty: str, said: str | None = None,

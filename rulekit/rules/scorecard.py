@@ -65,7 +65,7 @@ SWEEPS = 1  # exchange passes over the chosen tests (docs/rules.md, session 10)
 class ScorecardLearner(RuleBaseClassifier):
     """Learn a scorecard (module docstring).
 
-    ``max_terms``        most one-test rules (each is one literal).
+    ``max_terms``        most tests (literals) in all: a one-test rule counts 1, a conjunction 2.
     ``max_cuts``         numeric thresholds considered per feature (row quantiles of the cuts).
     ``l2``               inverse strength of the L2 penalty on the weights (scikit-learn's ``C``).
     ``min_rows``         a test must hold on, and fail on, at least this many training rows.

@@ -54,3 +54,24 @@ def test_the_held_out_comparison_runs_inside_a_named_phase(tmp_path, capsys, mon
     data.write_text("a,b,y\n" + "".join(f"{r[0]:.4f},{r[1]:.4f},{'p' if r[0] > 0.5 else 'n'}\n" for r in x))
     assert run_cli(["rules", data, "--target", "y", "--scorecard", "-o", tmp_path / "c.rules"], capsys)[0] == 0
     assert len(seen) == 1 and any("held-out folds" in p for p in seen[0])
+
+
+def test_the_summary_counts_tests_not_one_per_rule(tmp_path, capsys):
+    """A card may hold rules of two tests (its budget counts tests): the summary line says how many
+    tests, not 'one test each'."""
+    import re
+
+    from rulekit import dsl
+    from rulekit.rules.boxes import count_literals
+
+    rng = np.random.default_rng(6)
+    x = rng.uniform(0, 1, (1500, 3))
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,c,y\n" + "".join(
+        f"{r[0]:.4f},{r[1]:.4f},{r[2]:.4f},{'p' if (r[0] > 0.5) == (r[1] > 0.5) else 'n'}\n" for r in x))
+    out = tmp_path / "c.rules"
+    code, _, err = run_cli(["rules", data, "--target", "y", "--scorecard", "-o", out], capsys)
+    assert code == 0 and "one test each" not in err
+    rules, tests = map(int, re.search(r"scorecard: (\d+) rules?, (\d+) tests? \(at most 18\)", err).groups())
+    rb = dsl.loads(out.read_text())
+    assert rules == len(rb.rules) and tests == sum(count_literals(r.condition) for r in rb.rules)
