@@ -375,8 +375,9 @@ def grow(cands: Candidates, yc: np.ndarray, K: int, max_terms: int,
 def held_out_size(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float,
                   folds: int = 5, steps: int | None = None) -> int:
     """The fewest tests with which the scorecards grown on ``folds - 1`` parts of the rows (at most
-    ``max_terms`` literals) label the most held-out rows right (all folds together; 1 to ``steps``
-    tests, ``max_terms`` by default): literals go where they still label unseen rows right. Past
+    ``max_terms`` literals) label the most held-out rows right (all folds together; 0 to ``steps``
+    tests, ``max_terms`` by default): literals go where they still label unseen rows right, and none
+    where the start points alone label as many (noise: an 11-test card on a shuffled target). Past
     :data:`HOLD_OUT_CELLS` (rows x features x class columns) one fold is held out, not each in turn:
     large data, where one fold's estimate is steady enough."""
     part = fold_of(yc, folds)
@@ -394,7 +395,7 @@ def held_out_size(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2:
         for t in range(steps + 1):
             k = min(t, len(chosen))
             wrong[t] += int(not_right(Bv[:, :k + 1], Yv, coefs[k]).sum())
-    return int(np.argmin(wrong[1:])) + 1
+    return int(np.argmin(wrong))
 
 
 def fold_of(yc: np.ndarray, folds: int) -> np.ndarray:

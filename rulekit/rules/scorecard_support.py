@@ -29,7 +29,8 @@ def warning(learner: Any, X: Any, y: Any) -> str | None:
     yc = class_codes([v.item() if isinstance(v, np.generic) else v for v in np.asarray(y, dtype=object)],
                      classes)
     if not rb.rules:
-        return no_rule(rb, M, yc, int(learner.max_cuts), int(learner.min_rows), float(learner.l2))
+        return no_rule(rb, M, yc, int(learner.max_cuts), int(learner.min_rows), float(learner.l2),
+                       int(learner.max_terms))
     K = len(classes)
     if M.shape[0] * max(1, M.shape[1]) * (K - 1) ** 2 > SUPPORT_CELLS:
         return None
@@ -38,12 +39,16 @@ def warning(learner: Any, X: Any, y: Any) -> str | None:
     if clearly_better(card, start):
         return None
     right, alone = int(card.sum()), int(start.sum())
-    verdict = ("fewer" if right < alone else "as many" if right == alone
-               else "not clearly more (sign test at 5%)")
     return (f"the {yc.size} rows do not show that these {count(len(rb.rules), 'rule')} help: with the rows "
             f"held out in {FOLDS} folds in turn, cards grown the same way on the other folds label "
             f"{right} of the {yc.size} right and the start points alone (the majority class) "
-            f"{alone}: {verdict}; the rules may fit noise")
+            f"{alone}: {verdict(right, alone)}; the rules may fit noise")
+
+
+def verdict(right: int, alone: int) -> str:
+    """How ``right`` held-out rows labelled right by the cards compare with the start points'
+    ``alone`` when the cards are not clearly better: 'fewer', 'as many' or 'not clearly more'."""
+    return "fewer" if right < alone else "as many" if right == alone else "not clearly more (sign test at 5%)"
 
 
 def clearly_better(card: np.ndarray, start: np.ndarray) -> bool:
@@ -53,7 +58,8 @@ def clearly_better(card: np.ndarray, start: np.ndarray) -> bool:
     return gain - loss >= max(2.0, 1.645 * math.sqrt(gain + loss))
 
 
-def no_rule(rb: Any, M: np.ndarray, yc: np.ndarray, max_cuts: int, min_rows: int, l2: float) -> str:
+def no_rule(rb: Any, M: np.ndarray, yc: np.ndarray, max_cuts: int, min_rows: int, l2: float,
+            max_terms: int = scorecard.MAX_TERMS) -> str:
     """Why the card ``rb`` (rows ``M``, class codes ``yc``) kept no test, and what it predicts."""
     n = yc.size
     cands = scorecard.Candidates(M, [f.kind == "nominal" for f in rb.features], max_cuts, min_rows)
@@ -64,9 +70,19 @@ def no_rule(rb: Any, M: np.ndarray, yc: np.ndarray, max_cuts: int, min_rows: int
     elif _best_gain(cands, yc, len(rb.classes), l2) <= 1e-12:
         why = (f"every test considered (holding on {min_rows} or more rows and failing on {min_rows} or "
                f"more) leaves the classes their shares of all {n} rows")
+    elif _held_out_chose_none(cands, yc, len(rb.classes), max_terms, l2):
+        return (f"no test is kept: cards grown on four fifths of the {n} rows label no more of the other "
+                f"fifth right than the start points alone (each fifth in turn): the rows do not show that "
+                f"any test helps; the card is its start points only and {_predicts(rb, yc)}")
     else:
         why = "the chosen tests' weights round to 0 (4 significant digits)"
     return f"no test separates the classes: {why}; the card is its start points only and {_predicts(rb, yc)}"
+
+
+def _held_out_chose_none(cands: scorecard.Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float) -> bool:
+    """Whether :func:`scorecard.held_out_size` keeps no test of the card grown on all rows."""
+    chosen, _, _ = scorecard.grow(cands, yc, K, max_terms, l2)
+    return len(chosen) > 1 and scorecard.held_out_size(cands, yc, K, max_terms, l2, steps=len(chosen)) == 0
 
 
 def _best_gain(cands: scorecard.Candidates, yc: np.ndarray, K: int, l2: float) -> float:
