@@ -19,6 +19,7 @@ import numpy as np
 
 from rulekit import progress
 from rulekit.commands.identifiers import leave_out
+from rulekit.commands.idle_columns import idle_note
 from rulekit.errors import DataError, RulekitError
 from rulekit.fileio import check_distinct, check_output_path, report_written, write_atomic
 from rulekit.ir.data import is_missing_value
@@ -148,7 +149,8 @@ def _split(path: Path, target: str, task: str | None, quiet: bool = False, like=
     if like is not None:
         return _like(columns, y_raw, like, path, target, lines) + (task,)
     X, said = leave_out(frame_of(columns), keep_columns, path)
-    for line in [] if quiet else said:
+    idle = idle_note(X)
+    for line in [] if quiet else said + ([idle] if idle else []):
         print(f"rulekit: note: {line}", file=sys.stderr)
     return X, pd.Series(_target(y_raw, task), name=target), task
 
