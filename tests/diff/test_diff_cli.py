@@ -38,6 +38,7 @@ def golf(tmp_path_factory):
     return d
 
 
+@pytest.mark.slow
 def test_a_model_and_its_rules_agree_everywhere(golf):
     r = _rk("diff", golf / "golf.json", golf / "plain.rules")
     assert r.returncode == 0, r.stdout + r.stderr

@@ -87,6 +87,7 @@ def test_stats_keep_layout_and_count_like_pandas(tmp_path):
     assert exact.rules[0].stats["support"] == 2 / 14
 
 
+@pytest.mark.slow
 def test_stats_bad_input_is_one_line(tmp_path):
     (tmp_path / "in.rules").write_text(EDITED)
     df = pd.read_csv(GOLF).drop(columns="play")

@@ -85,6 +85,7 @@ def test_quiet_when_the_two_are_close(tmp_path, run):
     assert _default_path(run, tmp_path) == []
 
 
+@pytest.mark.slow
 def test_the_suggested_command_runs_as_printed(tmp_path, run):
     """Spaces in the training file's path and in the target name are quoted, and fit's --na-values go
     along: the command pasted as printed learns the scorecard."""

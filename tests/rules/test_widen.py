@@ -130,6 +130,7 @@ def test_a_widened_rule_is_its_parent_with_one_cell_of_mostly_its_class(case):
     assert found == expected
 
 
+@pytest.mark.slow
 def test_the_default_path_finds_a_set_test_short_of_one_value(tmp_path: Path):
     """dnf6 of the planted concepts on the benchmark's draw 8 (docs/rules.md): the tree leaves the
     terms `a3 = v1 and a2 = v1 and a1 != v2` and `... a1 != v3 ...` as set tests short of a cell
