@@ -51,7 +51,8 @@ def strongest(cands, sc: np.ndarray) -> list[int]:
 def conjunctions(cands, sc: np.ndarray) -> tuple[list[tuple], np.ndarray, list[tuple[int, int]]]:
     """The conjunction tests of the strongest cuts (:func:`strongest`), both sides of each, that hold
     and fail on at least ``cands.min_rows`` rows, their indicators (rows x tests) and, per test, the
-    indices of the two single tests it was made of."""
+    indices of the two single tests it was made of. The lower feature's test comes first: the order of
+    :func:`strongest` changes between rounds, and a pair must be the same test in either order."""
     tests, columns, sources = [], [], []
     for a, b in itertools.combinations(strongest(cands, sc), 2):
         (ja, _, ta), (jb, _, tb) = cands.tests[a], cands.tests[b]
@@ -60,9 +61,12 @@ def conjunctions(cands, sc: np.ndarray) -> tuple[list[tuple], np.ndarray, list[t
             hit = xa * xb
             held = int(hit.sum())
             if cands.min_rows <= held <= cands.n - cands.min_rows:
-                tests.append(("and", (ja, oa, ta), (jb, ob, tb)))
+                first, second, made_of = (ja, oa, ta), (jb, ob, tb), (a, b)
+                if jb < ja:  # one order per pair (the lower feature first): 'b and a' is no new rule
+                    first, second, made_of = second, first, (b, a)
+                tests.append(("and", first, second))
                 columns.append(hit)
-                sources.append((a, b))
+                sources.append(made_of)
     return tests, (np.column_stack(columns) if columns else np.zeros((cands.n, 0))), sources
 
 

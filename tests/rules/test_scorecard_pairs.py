@@ -104,3 +104,22 @@ def test_the_written_conjunctions_are_the_fitted_model():
     assert (np.asarray(rb.predict(X)).astype(int) == (z > 0)).mean() >= 0.995
     margin = np.abs(z) > 1e-2 * (1 + np.abs(coef).sum())
     assert ((P[:, 1] > P[:, 0]) == (z > 0))[margin].all()
+
+
+def test_a_pair_is_one_test_in_either_order():
+    """The strongest features are re-ranked every round, so 'b and a' came back as a new candidate
+    after 'a and b' was taken: the same conjunction twice in one card (4 of 30 small data sets, a
+    review's finding). Every card's conditions are distinct."""
+    from rulekit.rules import text
+    from rulekit.rules.scorecard import ScorecardLearner
+
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        X = pd.DataFrame(rng.uniform(0, 1, (400, 4)), columns=list("abcd"))
+        kind = seed % 3
+        y = np.where((X.a > 0.5) & (X.b > 0.5) if kind == 0 else (X.a > 0.5) ^ (X.b > 0.5) if kind == 1
+                     else (X.a > 0.3) & (X.b > 0.6) | (X.c < 0.2), "y", "n")
+        rb = ScorecardLearner().fit(X, pd.Series(y, name="t")).rule_base_
+        conds = [frozenset(text.condition(c) for c in getattr(r.condition, "items", [r.condition]))
+                 for r in rb.rules]
+        assert len(set(conds)) == len(conds), (seed, [text.condition(r.condition) for r in rb.rules])
