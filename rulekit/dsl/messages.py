@@ -163,5 +163,24 @@ def _quote_hint(prev, tok, text: str) -> str:
     raw = m.group(1) if m else ""
     if not raw or raw == prev.value:
         return ""
-    return f" (a value with '-' or spaces is written in quotes: {quote(raw)})"
+    hint = f"a value with '-' or spaces is written in quotes: {quote(raw)}"
+    parts = raw.split()
+    if _in_braces(text, prev.start_pos) and len(parts) > 1 and all(NAME_RE.fullmatch(p) for p in parts):
+        # `{no yes}` is more often two values missing their ',' than one value with a space (a
+        # review: following the quotes hint alone gave a file with ONE class "no yes")
+        before = "..., " if not text[:prev.start_pos].rstrip().endswith("{") else ""
+        after = "" if text[m.end():].lstrip().startswith("}") else ", ..."
+        return f" (put ',' between values: {{{before}{', '.join(parts)}{after}}}; or, for one value, {hint})"
+    return f" ({hint})"
+
+
+_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"' + r"|'(?:[^'\\\n]|\\.)*'")
+
+
+def _in_braces(text: str, pos: int) -> bool:
+    """Whether ``pos`` is inside a ``{...}`` opened on its line (quoted names left out: a '}' in
+    ``"a}"`` closes nothing)."""
+    line = text[text.rfind("\n", 0, pos) + 1:pos]
+    line = _QUOTED.sub(lambda q: "_" * len(q.group()), line)
+    return line.rfind("{") > line.rfind("}")
 
