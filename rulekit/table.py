@@ -201,18 +201,21 @@ def _check_present(columns: Mapping[str, Any], features: Sequence[Any]) -> None:
 
 def header_hint(have: Sequence[str], name: str) -> str:
     """What a header without column ``name`` suggests, as the tail of a message: the name with
-    spaces around it or in another case, a header that is one field (a ';' or tab file), else the
-    columns there are (up to 20)."""
+    spaces around it (in the header or in ``name``) or in another case, a header that is one field
+    (a ';' or tab file), else the columns there are (the first 20 and how many more: a wide file
+    said only "no column 'y'")."""
     stripped = {h.strip(): h for h in have}
-    folded = {unicodedata.normalize("NFC", h).casefold(): h for h in have}
-    key = unicodedata.normalize("NFC", name).casefold()
-    if name in stripped:
-        return f"; the header has {stripped[name]!r} (spaces around the name)"
+    folded = {unicodedata.normalize("NFC", h.strip()).casefold(): h for h in have}
+    key = unicodedata.normalize("NFC", name.strip()).casefold()
+    if name.strip() in stripped:
+        h = stripped[name.strip()]
+        return f"; the header has {h!r} ({'spaces around the name' if h != h.strip() else 'no spaces around it'})"
     if key in folded:
         return f"; the header has {folded[key]!r} (names must match exactly)"
     if len(have) == 1 and any(sep in have[0] for sep in ";\t|"):
         return "; the header is one field: rulekit reads comma-separated files"
-    return f" (columns: {', '.join(map(repr, have))})" if len(have) <= 20 else ""
+    more = f" and {len(have) - 20} more" if len(have) > 20 else ""
+    return f" (columns: {', '.join(map(repr, list(have)[:20]))}{more})"
 
 
 def check_plain_numbers(columns: Mapping[str, Any], features: Sequence[Any]) -> None:
