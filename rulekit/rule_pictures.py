@@ -15,6 +15,7 @@ from rulekit.pictures import PALETTE, mix_colours
 from rulekit.render import count_text
 from rulekit.rules import text as rtext
 from rulekit.rules.base import Conclusion, RuleBase
+from rulekit.rules.outcomes import outcomes
 
 MAX_RULES = 500
 START = "start points, added on every row"
@@ -30,18 +31,22 @@ def _colour(rb: RuleBase, c: Conclusion | None) -> str:
     return PALETTE[k % len(PALETTE)]
 
 
-def _weighted(rb: RuleBase, r) -> str:
-    """A rule's conclusion, with what it adds where the rules add up: a vote's weight; a weighted
-    sum's points per class (``yes +8.754``; a split weight ``low +8.235 high +0.4887``, as
-    ``predict --explain`` counts them). A scorecard drawn without them read as a decision list in
-    which 'City Name = Zürich' alone made 'yes' (audit 3)."""
+def _weighted(rb: RuleBase, i: int) -> str:
+    """Rule ``i``'s conclusion, with what it adds where the rules add up: a vote's weight; a weighted
+    sum's points per class, signed (``yes +8.754``, ``yes -2``; a split weight ``low +8.235 high
+    +0.4887``), read from :func:`outcomes` as the engine and ``predict --explain`` read them. A
+    scorecard drawn without them read as a decision list in which 'City Name = Zürich' alone made
+    'yes' (audit 3); a negative weight was drawn ``yes +-2`` (review)."""
+    r = rb.rules[i]
     c = r.conclusion
-    if rb.semantics == "weighted-sum" and rb.task == "classification" and c.label is not None:
-        w = 1.0 if r.weight is None else r.weight
-        if c.distribution is None:
-            return f"{c.label} +{w:.4g}"
-        parts = sorted(zip(rb.classes or (), c.distribution), key=lambda kv: -kv[1])
-        return " ".join(f"{k} +{w * p:.4g}" for k, p in parts if p)
+    if rb.semantics == "weighted-sum" and rb.task == "classification" and (
+            c.label is not None or c.distribution is not None):
+        oc = outcomes(rb)
+        adds = [(k, float(oc.weight[i] * p)) for k, p in zip(oc.classes, oc.vec[i])]
+        parts = sorted([kv for kv in adds if kv[1]], key=lambda kv: -kv[1])
+        if not parts:  # weight 0: the rule adds nothing
+            return f"{c.label if c.label is not None else oc.classes[int(oc.cls[i])]} +0"
+        return " ".join(f"{k} {a:+.4g}" for k, a in parts)
     text = rtext.conclusion(c)
     if rb.semantics == "vote" and r.weight is not None:
         text += f" (weight {r.weight:.4g})"
@@ -49,17 +54,21 @@ def _weighted(rb: RuleBase, r) -> str:
 
 
 def _start(rb: RuleBase) -> str:
-    """A weighted sum's default: the points each class starts from."""
+    """A weighted sum's default: the points each class starts from, as the engine adds them (a
+    default ``no`` without points per class starts 'no' at 1, which ``predict --explain`` shows as
+    'start 1'; it was drawn as just ``no``)."""
     d = rb.default
-    if rb.task != "classification" or d.distribution is None:
+    if rb.task != "classification" or (d.distribution is None and d.label is None):
         return rtext.conclusion(d)
-    return " ".join(f"{k} {p:.4g}" for k, p in zip(rb.classes or (), d.distribution))
+    oc = outcomes(rb)
+    shown = [(k, p) for k, p in zip(oc.classes, oc.vec[len(rb.rules)]) if p or d.distribution is not None]
+    return " ".join(f"{k} {p:.4g}" for k, p in shown)
 
 
 def _rows(rb: RuleBase):
     rules = list(rb.rules[:MAX_RULES])
     for i, r in enumerate(rules):
-        yield (r.id or f"#{i + 1}", rtext.condition(r.condition), _weighted(rb, r),
+        yield (r.id or f"#{i + 1}", rtext.condition(r.condition), _weighted(rb, i),
                _colour(rb, r.conclusion), r.stats)
     if len(rb.rules) > MAX_RULES:
         yield ("…", f"{len(rb.rules) - MAX_RULES} more rules", "", "#f4f4f4", {})
