@@ -4,7 +4,6 @@ fit noise, and the training accuracy does not show it)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -54,8 +53,7 @@ def verdict(right: int, alone: int) -> str:
 def clearly_better(card: np.ndarray, start: np.ndarray) -> bool:
     """Per-row correctness ``card`` beats ``start`` by a one-sided sign test at about 5% on the rows
     where exactly one of them is right, and by at least 2 rows (the CLI's form notes call it too)."""
-    gain, loss = int((card & ~start).sum()), int((start & ~card).sum())
-    return gain - loss >= max(2.0, 1.645 * math.sqrt(gain + loss))
+    return scorecard.clearly_more(int((card & ~start).sum()), int((start & ~card).sum()))
 
 
 def no_rule(rb: Any, M: np.ndarray, yc: np.ndarray, max_cuts: int, min_rows: int, l2: float,
@@ -71,9 +69,9 @@ def no_rule(rb: Any, M: np.ndarray, yc: np.ndarray, max_cuts: int, min_rows: int
         why = (f"every test considered (holding on {min_rows} or more rows and failing on {min_rows} or "
                f"more) leaves the classes their shares of all {n} rows")
     elif _held_out_chose_none(cands, yc, len(rb.classes), max_terms, l2):
-        return (f"no test is kept: cards grown on four fifths of the {n} rows label no more of the other "
-                f"fifth right than the start points alone (each fifth in turn): the rows do not show that "
-                f"any test helps; the card is its start points only and {_predicts(rb, yc)}")
+        return (f"no test is kept: cards grown on four fifths of the {n} rows label no clearly more of the "
+                f"other fifth right than the start points alone (each fifth in turn; sign test at 5%): the "
+                f"rows do not show that any test helps; the card is its start points only and {_predicts(rb, yc)}")
     else:
         why = "the chosen tests' weights round to 0 (4 significant digits)"
     return f"no test separates the classes: {why}; the card is its start points only and {_predicts(rb, yc)}"
@@ -82,7 +80,7 @@ def no_rule(rb: Any, M: np.ndarray, yc: np.ndarray, max_cuts: int, min_rows: int
 def _held_out_chose_none(cands: scorecard.Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float) -> bool:
     """Whether :func:`scorecard.held_out_size` keeps no test of the card grown on all rows."""
     chosen, _, _ = scorecard.grow(cands, yc, K, max_terms, l2)
-    return len(chosen) > 1 and scorecard.held_out_size(cands, yc, K, max_terms, l2, steps=len(chosen)) == 0
+    return bool(chosen) and scorecard.held_out_size(cands, yc, K, max_terms, l2, steps=len(chosen)) == 0
 
 
 def _best_gain(cands: scorecard.Candidates, yc: np.ndarray, K: int, l2: float) -> float:

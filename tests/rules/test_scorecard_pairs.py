@@ -41,7 +41,8 @@ def test_two_cells_are_learned_as_conjunctions():
 def test_a_card_has_at_most_max_terms_literals(terms):
     X, y = two_terms(400, 1)
     rb = ScorecardLearner(max_terms=terms).fit(X, y).rule_base_
-    assert 0 < literals(rb) <= terms
+    # one test labels no clearly more held-out rows right than the majority here: then none is kept
+    assert (0 if terms == 1 else 1) <= literals(rb) <= terms
     assert terms > 1 or all(isinstance(r.condition, Compare) for r in rb.rules)
 
 
