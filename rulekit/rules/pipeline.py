@@ -117,9 +117,9 @@ def to_rules(model: Model | RuleBase, *, simplify: bool = True,
         X, y = split_data(prune_data, rb)
     reshaping = bool(prune or dnf or positive is not None or mdl)
     if reshaping and rb.combiner is not None:
-        raise RulekitError(f"pruning and DNF merging need a single tree; this model is an ensemble: fit one "
-                           f"tree to prune its rules (rulekit fit without --ensemble), or list every tree's "
-                           f"rules without pruning and --dnf ({len(rb.rules):,} rules)")
+        raise RulekitError(f"pruning and DNF merging need a single tree; this model is an ensemble: prune "
+                           f"one tree's rules (rulekit fit without --ensemble), or leave out --prune-data and "
+                           f"--dnf to list every tree's rules ({len(rb.rules):,} rules)")
     if reshaping and rb.task != "classification":
         raise RulekitError("pruning and DNF merging need a classification tree; this one is a regression")
     if prune:

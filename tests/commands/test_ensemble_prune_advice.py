@@ -1,6 +1,6 @@
 """`rules ENSEMBLE --prune-data P` / `--dnf` says what to do, not only what is wrong (audit 3 #23):
-fit one tree, or list every tree's rules (their number) without pruning; the rules it names are the
-rules that command then writes."""
+fit one tree, or leave out --prune-data and --dnf to list every tree's rules (their number); the
+rules it names are the rules that command then writes."""
 
 import re
 
@@ -21,6 +21,9 @@ def test_the_refusal_names_both_ways_and_the_count(tmp_path, capsys):
     for extra in (["--prune-data", data], ["--dnf"]):
         code, _, err = run_cli(["rules", model, *extra, "-o", out], capsys)
         assert code == 2 and err.count("\n") == 1 and "without --ensemble" in err
+        # 'list every tree's rules without pruning and --dnf' read as 'with --dnf' (review)
+        assert "prune one tree's rules (rulekit fit without --ensemble)" in err, err
+        assert "or leave out --prune-data and --dnf to list every tree's rules (" in err, err
         assert not out.exists()
     n = int(re.search(r"\(([\d,]+) rules\)", err).group(1).replace(",", ""))
     code, _, err = run_cli(["rules", model, "-o", out], capsys)
