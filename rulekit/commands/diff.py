@@ -35,7 +35,7 @@ def run(*, a: Path, b: Path, data: Path | None, format: str = "text", max_region
         y = X[target] if target is not None else None
     with progress.phase(f"comparing {describe(left)} with {describe(right)}"), \
             located(X or {}, list(left.features) + list(right.features)):
-        d = diff(left, right, X, y, lines=lines)
+        d = diff(left, right, X, y, lines=lines, outcomes=format == "csv")
     if format == "json":
         sys.stdout.write(to_json(d))
     elif format == "csv":

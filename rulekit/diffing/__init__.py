@@ -81,7 +81,7 @@ def _rules_of(side: Model | RuleBase) -> RuleBase:
 
 
 def diff(a: Model | RuleBase, b: Model | RuleBase, X: Any = None, y: Any = None, *,
-         lines: list[int] | None = None, regions: bool = True) -> Diff:
+         lines: list[int] | None = None, regions: bool = True, outcomes: bool = False) -> Diff:
     """Compare ``a`` (before) with ``b`` (after); ``X`` (and its target ``y``) for the row part."""
     for side in (a, b):
         if not isinstance(side, (Model, RuleBase)):
@@ -117,7 +117,7 @@ def diff(a: Model | RuleBase, b: Model | RuleBase, X: Any = None, y: Any = None,
                     out.regions.append(RegionText(kind=r.kind, before=r.before, after=r.after,
                                                   condition=condition_text(box_condition(box, schema))))
     if X is not None:
-        out.rows = row_diff(a, b, X, y, lines=lines)
+        out.rows = row_diff(a, b, X, y, lines=lines, outcomes=outcomes)
     return out
 
 

@@ -106,7 +106,11 @@ def scores(side: Any, X: Any) -> tuple[np.ndarray, np.ndarray | None]:
     return np.asarray(side.predict(X)), P
 
 
-def row_diff(a, b, X: Any, y: Any = None, *, lines: list[int] | None = None, examples: int = 20) -> RowDiff:
+def row_diff(a, b, X: Any, y: Any = None, *, lines: list[int] | None = None, examples: int = 20,
+             outcomes: bool = False) -> RowDiff:
+    """How ``b``'s outputs on the rows ``X`` differ from ``a``'s: counts, every changed row's index,
+    the first ``examples`` with their outcomes, the confusion or errors against ``y``; ``outcomes``:
+    every changed row's outcomes too (the CSV form's lines; one Python tuple a row, so only on request)."""
     if isinstance(a, Model) and isinstance(b, Model):  # the C tree walker releases the GIL
         with ThreadPoolExecutor(2) as pool:
             fa, fb = pool.submit(scores, a, X), pool.submit(scores, b, X)
@@ -142,8 +146,9 @@ def row_diff(a, b, X: Any, y: Any = None, *, lines: list[int] | None = None, exa
     idx = np.flatnonzero(changed)
     out.changed_rows = idx.tolist()
     ys = None if y is None else np.asarray(y, dtype=object)
-    out.changed_outcomes = [(_plain(pa[i]), _plain(pb[i]), lines[i] if lines else None,
-                             None if ys is None else _plain(ys[i])) for i in idx.tolist()]
+    if outcomes:
+        out.changed_outcomes = [(_plain(pa[i]), _plain(pb[i]), lines[i] if lines else None,
+                                 None if ys is None else _plain(ys[i])) for i in idx.tolist()]
     for i in idx[:examples].tolist():
         out.examples.append(RowChange(row=i, line=lines[i] if lines else None, before=_plain(pa[i]),
                                       after=_plain(pb[i]), target=None if ys is None else _plain(ys[i]),
