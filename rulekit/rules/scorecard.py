@@ -374,14 +374,11 @@ def grow(cands: Candidates, yc: np.ndarray, K: int, max_terms: int,
 
 def held_out_size(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float,
                   folds: int = 5, steps: int | None = None) -> int:
-    """The fewest tests with which the scorecards grown on ``folds - 1`` parts of the rows (at most
-    ``max_terms`` literals) label the most held-out rows right (all folds together; 1 to ``steps``
-    tests, ``max_terms`` by default): literals go where they still label unseen rows right. None
-    unless that card labels clearly more held-out rows right than the start points alone
-    (:func:`clearly_more`; noise: an 11-test card on a shuffled target, 13 on 60,000 shuffled rows
-    that beat the start points by 4 rows). A fold whose other rows hold one class is left out. Past
-    :data:`HOLD_OUT_CELLS` (rows x features x class columns) one fold is held out, not each in turn:
-    large data, where one fold's estimate is steady enough."""
+    """The fewest tests (1 to ``steps``, ``max_terms`` by default) with which the cards grown on
+    ``folds - 1`` parts of the rows label the most held-out rows right, all folds together; none
+    unless that labels clearly more right than the start points alone (:func:`clearly_more`; noise
+    grew 4-13 tests). A fold whose other rows hold one class is left out. Past :data:`HOLD_OUT_CELLS`
+    (rows x features x class columns) one fold is held out, not each in turn."""
     part = fold_of(yc, folds)
     steps = max_terms if steps is None else steps
     wrong = np.zeros(steps + 1, np.int64)
