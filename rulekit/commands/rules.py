@@ -319,6 +319,7 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
     """``rules DATA --target y --induce``: sequential covering on DATA (RuleInducer)."""
     from rulekit.commands.fit import _split
     from rulekit.rules import data_cuts, induce_hint, to_rules
+    from rulekit.rules.agree import agreeing_labels
     from rulekit.rules.induction import RuleInducer, as_vote
     from rulekit.rules.stats import annotate
 
@@ -333,10 +334,17 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
         rb = data_cuts.shorten(RuleInducer(mdl=select == "mdl", random_state=0).fit(X, y).rule_base_, X)
         # shares and statistics on DATA's rows (DNF: the merged rules' class counts, not a mix of shares)
         rb = to_rules(rb, dnf=True, prune_data=(X, y)) if dnf else annotate(rb, X, y)
+        # a rule learned on the growing rows may decide mostly another class among all of DATA's rows
+        rb, relabelled = agreeing_labels(rb)
+        rb = annotate(rb, X, y) if relabelled else rb  # 'N correct' of the new label
         rb = with_basis(rb, basis_comment(n_train=len(y), learned=str(data), vote=order == "vote"))
         if order == "vote":
             rb = as_vote(rb)
     label = rb.default.label if rb.default is not None else None
+    if relabelled and not quiet:
+        print(f"rulekit: note: {count(relabelled, 'rule')} now conclude{'s' if relabelled == 1 else ''} the class "
+              f"{'its' if relabelled == 1 else 'their'} shares of {data}'s rows favour (learned on part of them, "
+              f"{'it decides' if relabelled == 1 else 'they decide'} mostly another class there)", file=sys.stderr)
     # an empty result only: the advice fits once more, without the MDL choice, to see if that helps
     advice = "" if rb.rules else induce_hint.empty_advice(X, y, select)
     return _write_learned(rb, output, exact, quiet, f"no rule beat predicting {label!r} for every case{advice}",
