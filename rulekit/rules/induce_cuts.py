@@ -59,7 +59,7 @@ def numeric_candidates(j: int, xp: np.ndarray, xn: np.ndarray, p0: float, n0: fl
     vals = np.unique(both)
     if vals.size < 2:
         return []
-    mids = (vals[:-1] + vals[1:]) / 2.0
+    mids = vals[:-1] / 2.0 + vals[1:] / 2.0  # no overflow near the largest floats
     sp, sn = np.sort(vp), np.sort(vn)
     at = grid(vals, both, max_thresholds)
     out = []
@@ -147,7 +147,7 @@ def _regrow(op: str, t: float, xp: np.ndarray, xn: np.ndarray, max_thresholds: i
     vals = np.unique(both)
     if vals.size < 2:
         return t
-    mids = (vals[:-1] + vals[1:]) / 2.0
+    mids = vals[:-1] / 2.0 + vals[1:] / 2.0  # no overflow near the largest floats
     at = grid(vals, both, max_thresholds)
     if at.size == mids.size:
         return t
@@ -172,7 +172,7 @@ def _place(op: str, t: float, xg: np.ndarray, xp: np.ndarray, xn: np.ndarray) ->
     vals = np.unique(both[(both >= a) & (both <= b)])
     if vals.size < 2:
         return t
-    cuts = (vals[:-1] + vals[1:]) / 2.0
+    cuts = vals[:-1] / 2.0 + vals[1:] / 2.0  # no overflow near the largest floats
     pc = np.searchsorted(np.sort(vp), cuts, "right").astype(float)
     nc = np.searchsorted(np.sort(vn), cuts, "right").astype(float)
     if op == ">":
