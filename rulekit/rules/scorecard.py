@@ -7,7 +7,7 @@ to its class, and the class with the most points wins. It is what a credit score
 risk score is, and the additive form the best rule ensembles reach (RuleFit), with a small number
 of tests to read.
 
-Learning (forward selection with a full refit, "totally corrective" boosting of one-test rules):
+Learning (forward selection with a full refit, "totally corrective" boosting of short rules):
 each round scores every candidate test by the fall of the penalised loss one Newton step on its
 weight would bring (second-order boosting, as LogitBoost and XGBoost choose): per class column,
 ``(b' g)^2 / (b' W b + 1 / l2)`` with ``b`` the test's indicator centred in the weights ``W = p(1-p)``
@@ -128,7 +128,8 @@ def shell_of(rb: RuleBase) -> RuleBase:
 
 class Candidates:
     """Every candidate test of the data: ``tests[i] = (feature, op, value)`` (value: threshold or
-    nominal code) and what scoring needs per feature (sorted rows, cut positions). Numeric tests are
+    nominal code; a conjunction the learner adds: ``("and", test, test)``, :mod:`.scorecard_pairs`)
+    and what scoring needs per feature (sorted rows, cut positions). Numeric tests are
     scored at up to ``max_cuts`` cuts per feature (row quantiles); :meth:`refine` then moves a chosen
     cut to the best of the cuts between its two neighbours, so a threshold is exact, not a quantile.
     Every test holds, and fails, on at least ``min_rows`` rows."""
@@ -136,7 +137,7 @@ class Candidates:
     def __init__(self, M: np.ndarray, nominal: list[bool], max_cuts: int, min_rows: int):
         self.M, self.n = M, M.shape[0]
         self.nominal, self.max_cuts, self.min_rows = nominal, max_cuts, min_rows
-        self.tests: list[tuple[int, str, float]] = []
+        self.tests: list[tuple] = []  # (feature, op, value), or ("and", test, test)
         self.index: dict[tuple, int] = {}  # test -> its index
         self.where: list[tuple | None] = []  # per test: (block, op, its cut's rank among the block's) or None
         self.complete = ~np.isnan(M).any(axis=0)  # per feature: no missing value in these rows
