@@ -111,10 +111,11 @@ def test_the_suggested_command_runs_as_printed(tmp_path, run):
 
 
 def _xor(tmp_path):
-    """y = (x0 > 0.5) xor (x1 > 0.5) plus four noise columns: no sum of one-test rules expresses it."""
+    """y = the parity of (x0 > 0.5), (x1 > 0.5), (x2 > 0.5) plus three noise columns: no sum of
+    rules of one or two tests expresses it (two-feature XOR cards learn since session 12's pairs)."""
     rng = np.random.default_rng(0)
-    X = pd.DataFrame(rng.random((600, 6)).round(4), columns=[f"x{j}" for j in range(6)])
-    X.assign(y=((X.x0 > 0.5) ^ (X.x1 > 0.5)).astype(int)).to_csv(tmp_path / "xor.csv", index=False)
+    X = pd.DataFrame(rng.random((800, 6)).round(4), columns=[f"x{j}" for j in range(6)])
+    X.assign(y=((X.x0 > 0.5) ^ (X.x1 > 0.5) ^ (X.x2 > 0.5)).astype(int)).to_csv(tmp_path / "xor.csv", index=False)
 
 
 RULES_NOTE = "rulekit: note: rules induced from the same rows label "
@@ -127,8 +128,7 @@ def test_the_scorecard_path_points_to_rules_where_tests_combine(tmp_path, run):
     notes = [line for line in r.stderr.splitlines() if line.startswith(RULES_NOTE)]
     assert len(notes) == 1, r.stderr
     got = re.search(r"label (0\.\d+) of held-out rows right \(5 folds\), scorecards (0\.\d+): ", notes[0])
-    # conjunctions (scorecard_pairs) lift the cards from chance to about 0.68 here; rules still lead
-    assert got and float(got.group(1)) >= float(got.group(2)) + 0.1, notes[0]
+    assert got and float(got.group(1)) >= float(got.group(2)) + 0.2, notes[0]
     assert notes[0].endswith("--target y --induce -o FILE learns them")
     r = run("rules", "xor.csv", "--target", "y", "--scorecard", "-q", "-o", "card.rules", cwd=tmp_path)
     assert r.returncode == 0 and RULES_NOTE not in r.stderr

@@ -66,9 +66,10 @@ def first_pair(n: int = 2000, seed: int = 3):
     return cands, G, W, scorecard.best_pair(cands, cands.scores(G, W, 1.0), G, W, 1.0, [])
 
 
-def test_a_conjunctions_cuts_are_the_best_between_their_neighbours():
+def test_a_conjunctions_cuts_are_the_best_of_their_features():
     """Against a brute force: with the other test held, no cut of the feature scores the conjunction
-    higher (2,000 rows: the 64 scored cuts per feature are row quantiles, not the concept's own)."""
+    higher (2,000 rows: the 64 scored cuts per feature are row quantiles, not the concept's own; the
+    refinement searched only between the neighbouring quantiles, which left XOR cells at ~0.65)."""
     cands, G, W, (test, _) = first_pair()
     GW = np.hstack([G, W])
 
@@ -82,8 +83,9 @@ def test_a_conjunctions_cuts_are_the_best_between_their_neighbours():
         col = np.unique(cands.M[:, j])
         for lo, hi in zip(col[:-1], col[1:]):
             cut = scorecard.short_cut(float(lo), float(hi))
-            if abs(cut - t) < 0.05:  # the refinement's reach: between the neighbouring scored cuts
-                moved = tuple((j, op, cut) if s == side else test[s] for s in (1, 2))
+            moved = tuple((j, op, cut) if s == side else test[s] for s in (1, 2))
+            hit = scorecard.holds(("and",) + moved, cands.M).sum()
+            if cands.min_rows <= hit <= cands.n - cands.min_rows:
                 assert score(("and",) + moved) <= got + 1e-9
     coarse = {cands.tests[i][2] for i in range(len(cands.tests))}
     assert test[1][2] not in coarse or test[2][2] not in coarse  # a cut moved off the quantiles
@@ -124,3 +126,15 @@ def test_a_pair_is_one_test_in_either_order():
         conds = [frozenset(text.condition(c) for c in getattr(r.condition, "items", [r.condition]))
                  for r in rb.rules]
         assert len(set(conds)) == len(conds), (seed, [text.condition(r.condition) for r in rb.rules])
+
+
+def test_xor_cells_are_found():
+    """y = (x > 0.5) xor (z > 0.5): the single tests' strongest cuts are noise, so the conjunction's
+    cuts must be searched over the whole feature; held-out accuracy was 0.62-0.96 over four seeds
+    when the search stayed between neighbouring quantiles (a review's finding)."""
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        X = pd.DataFrame(rng.uniform(0, 1, (5600, 3)), columns=["x", "z", "w"])
+        y = ((X.x > 0.5) ^ (X.z > 0.5)).astype(int).to_numpy()
+        card = ScorecardLearner().fit(X[:600], y[:600])
+        assert (card.predict(X[600:]) == y[600:]).mean() >= 0.98, seed
