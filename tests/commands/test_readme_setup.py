@@ -32,7 +32,7 @@ def test_two_setup_commands_and_the_marker():
 
 
 def test_fresh_machine_guidance():
-    for needle in ("git clone", "cd rulekit-src", "python3 -m venv", "activate", "about 9 minutes",
+    for needle in ("git clone", "cd rulekit-src", "python3 -m venv", "activate", "about 8 minutes",
                    'python -m pytest -m "not slow" -n 2 -q', "under 3 minutes", "'.[bench]'"):
         assert needle in SETUP, needle
     clone = re.search(r"git clone \S+ (\S+)", SETUP)
