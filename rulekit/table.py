@@ -248,7 +248,7 @@ def located(columns: Mapping[str, Any], features: Sequence[Any]) -> Iterator[Non
     line and column of the first cell a numeric feature cannot read."""
     try:
         yield
-    except DataError as err:
+    except DataError:
         where = _bad_cell(columns, features)
         if where is None:
             raise
