@@ -1,40 +1,30 @@
 """Scorecards: an additive rule base of one- and two-test rules learned from data (``weighted-sum``).
 
-A scorecard is a default (points per class to start from) and a few rules of one test each
-(``x <= t``, ``x > t``, ``a = v``) or, where two features act together, of two
-(``x <= t and z > u``: :mod:`rulekit.rules.scorecard_pairs`); every rule that holds adds its weight
-to its class, and the class with the most points wins. It is what a credit scorecard or a clinical
-risk score is, and the additive form the best rule ensembles reach (RuleFit), with a small number
-of tests to read.
+A default (points per class to start from) and a few rules of one test (``x <= t``, ``x > t``,
+``a = v``) or, where two features act together, two (``x <= t and z > u``: :mod:`.scorecard_pairs`);
+every rule that holds adds its weight to its class, and the class with the most points wins: a
+credit scorecard or a clinical risk score, the additive form of the best rule ensembles (RuleFit).
 
-Learning (forward selection with a full refit, "totally corrective" boosting of short rules):
-each round scores every candidate test by the fall of the penalised loss one Newton step on its
-weight would bring (second-order boosting, as LogitBoost and XGBoost choose): per class column,
-``(b' g)^2 / (b' W b + 1 / l2)`` with ``b`` the test's indicator centred in the weights ``W = p(1-p)``
-and ``g = y - p`` the residuals of the current logistic (softmax for more than two classes)
-model. It adds the best test not yet chosen (or a conjunction of two of the strongest cuts, when
-that scores well above it: :mod:`rulekit.rules.scorecard_pairs`) and refits the weights of all
-chosen tests and the intercepts by L2-penalised maximum likelihood (:mod:`rulekit.rules.logistic`:
-Newton's method, penalty ``1 / (2 l2)`` on the weights, none on the intercepts). It stops at
-``max_terms`` literals (18; a conjunction counts 2); the card keeps the fewest tests with which
-cards grown the same way on four fifths of the rows label the most held-out rows right (each fifth
-in turn, errors summed: :func:`held_out_size`), so easy data gets few tests (a one-cut concept one)
-and data with many weak signals more. Then each chosen test in turn is exchanged for the best other
-test against the model without it when the refit's penalised loss falls (at most :data:`SWEEPS`
-passes: the local search FasterRisk runs on its sparse logistic models).
-Thresholds are exact: a chosen cut moves to the best cut between its scored neighbours. Candidates:
-every cut between two neighbouring values of a numeric feature (at most ``max_cuts`` per feature, at
-row quantiles), ``x > t`` as well where the feature has missing values (a missing value makes
-neither test hold), and ``a = v`` for every value of a nominal feature. Scores are computed from
-cumulative sums over each feature's sorted rows, so a round costs O(rows x features x classes).
+Learning ("totally corrective" boosting of short rules): each round scores every candidate test by
+the fall of the penalised loss one Newton step on its weight would bring (as LogitBoost and XGBoost
+choose): per class column ``(b' g)^2 / (b' W b + 1 / l2)``, ``b`` the test's indicator centred in the
+weights ``W = p(1-p)``, ``g = y - p`` the residuals of the current logistic (softmax past two
+classes) model. It adds the best test (or a conjunction of two of the strongest cuts, when that
+scores well above it) and refits all weights and the intercepts by L2-penalised maximum likelihood
+(:mod:`rulekit.rules.logistic`: Newton's method, penalty ``1 / (2 l2)`` on the weights). It stops at
+``max_terms`` literals (18; a conjunction counts 2); the card keeps the fewest tests with which cards
+grown the same way on four fifths of the rows label the most held-out rows right
+(:func:`held_out_size`). Then each chosen test in turn is exchanged for the best other test when the
+refit's penalised loss falls (:data:`SWEEPS` passes: FasterRisk's local search). A chosen cut moves
+to the best cut between its scored neighbours. Candidates: every cut between two neighbouring values
+of a numeric feature (at most ``max_cuts``, at row quantiles), ``x > t`` as well where the feature
+has missing values (a missing value makes neither test hold), ``a = v`` for every nominal value.
+Scores come from cumulative sums over each feature's sorted rows: O(rows x features x classes).
 
-The weights are turned into rules with positive weights only: a test whose weight vector (one entry
-per class) is shifted so that its smallest entry is 0, which changes no label (the same amount is
-added to every class where the test holds). Weights are rounded to 4 significant digits (as vote
-weights are) before the rule base is built, so the written scorecard is the model that was measured.
-Probabilities are the engine's ``weighted-sum`` ones (each class's points over all points), not the
-logistic model's. Costs and the choices measured against RuleFit, AdaBoost and fixed-size variants:
-docs/rules.md.
+Rules get positive weights only: a test's weight vector (one entry per class) is shifted so that its
+smallest entry is 0, which changes no label. Weights are rounded to 4 significant digits before the
+rule base is built, so the written card is the model that was measured. Probabilities are the
+engine's ``weighted-sum`` ones. Costs and the choices measured: docs/rules.md.
 """
 
 from __future__ import annotations
@@ -91,18 +81,20 @@ class ScorecardLearner(RuleBaseClassifier):
         shell = shell_of(RuleBase(task="classification", target=str(getattr(y, "name", None) or "target"),
                                   classes=tuple(classes), features=tuple(feats)))
         M = engine.matrix(shell, X)
+        self.selection_: dict[str, int] = {}  # tests grown and kept (select's report)
         rb = learn(shell, M, class_codes(labels, classes), max_terms=int(self.max_terms),
-                   max_cuts=int(self.max_cuts), l2=float(self.l2), min_rows=int(self.min_rows))
+                   max_cuts=int(self.max_cuts), l2=float(self.l2), min_rows=int(self.min_rows),
+                   report=self.selection_)
         return self._fitted(annotate(rb, X, labels), classes, feats)
 
 
 def learn(shell: RuleBase, M: np.ndarray, yc: np.ndarray, *, max_terms: int = MAX_TERMS, max_cuts: int = 64,
-          l2: float = 1.0, min_rows: int = 2) -> RuleBase:
+          l2: float = 1.0, min_rows: int = 2, report: dict | None = None) -> RuleBase:
     """The scorecard of the rows ``M`` (``shell``'s feature matrix) with class codes ``yc`` (every
-    row labelled), as ``shell`` (a ``weighted-sum`` classification base) with rules and default."""
+    row labelled), as ``shell`` with rules and default; ``report``: as :func:`select` fills it."""
     l2 = checked_l2(l2)
     cands = Candidates(M, [f.kind == "nominal" for f in shell.features], max_cuts, min_rows)
-    chosen, coef = select(cands, yc, len(shell.classes), max_terms, l2)
+    chosen, coef = select(cands, yc, len(shell.classes), max_terms, l2, report)
     return to_rule_base(shell, cands, chosen, coef, yc)
 
 
@@ -180,6 +172,10 @@ class Candidates:
         self.where.append(where)
         return len(self.tests) - 1
 
+    def add(self, test: tuple) -> int:
+        """The index of ``test`` (a refined cut or a conjunction), added if new (not scored)."""
+        return self.index[test] if test in self.index else self._add(test, None)
+
     def scores(self, G: np.ndarray, W: np.ndarray, lam: float) -> np.ndarray:
         """Per test, the square root of the Newton gain ``sum_c (b_c' G_c)^2 / (b_c' W_c b_c + lam)``
         (same order as the gain): the indicator
@@ -221,7 +217,7 @@ class Candidates:
         if best == cuts[q]:
             return i
         test = (j, op, short_cut(float(v[best]), float(v[best + 1])))
-        return self.index[test] if test in self.index else self._add(test, None)
+        return self.add(test)
 
     def indicator(self, i: int) -> np.ndarray:
         """Where test ``i`` holds on these rows (missing values: never), as 0.0 / 1.0."""
@@ -272,13 +268,17 @@ def short_cut(lo: float, hi: float) -> float:
 # --- selection and refit -----------------------------------------------------------------------------
 
 
-def select(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float) -> tuple[list[int], np.ndarray]:
+def select(cands: Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float,
+           report: dict | None = None) -> tuple[list[int], np.ndarray]:
     """Forward selection of up to ``max_terms`` tests with a full refit after each (module
     docstring), cut to the size :func:`held_out_size` chooses, then :func:`exchange`. Returns the
     chosen test indices and the coefficients ``(1 + terms) x width`` (intercept first; width 1 for
-    two classes: class 1's log-odds, else one column per class)."""
+    two classes: class 1's log-odds, else one column per class). ``report``: ``grown`` and ``kept``
+    tests are written into it (why a card has none: scorecard_support)."""
     chosen, coefs, B = grow(cands, yc, K, max_terms, l2)
     size = held_out_size(cands, yc, K, max_terms, l2, steps=len(chosen)) if chosen else 0
+    if report is not None:
+        report.update(grown=len(chosen), kept=size)
     return exchange(cands, targets(yc, K), chosen[:size], B[:, :size + 1], coefs[size], l2, max_terms)
 
 
@@ -301,7 +301,7 @@ def best_test(cands: Candidates, B: np.ndarray, Y: np.ndarray, coef: np.ndarray,
         return -1
     pair = best_pair(cands, sc, G, W, l2, taken) if room >= 2 else None
     if pair is not None and pair[1] > pairs.PAIR_BAR * sc[best]:
-        return cands.index[pair[0]] if pair[0] in cands.index else cands._add(pair[0], None)
+        return cands.add(pair[0])
     fine = cands.refine(best, G, W, 1.0 / l2)
     return best if fine in taken else fine
 
@@ -434,7 +434,7 @@ def holds(test: tuple, M: np.ndarray) -> np.ndarray:
     """Where ``test`` (one test, or a conjunction ``("and", a, b)`` of two) holds on the rows ``M``
     (missing values: never), as 0.0 / 1.0."""
     hit = np.ones(M.shape[0], bool)
-    for j, op, t in (test[1:] if pairs.is_pair(test) else (test,)):
+    for j, op, t in pairs.parts(test):
         col = M[:, j]
         with np.errstate(invalid="ignore"):
             hit &= col <= t if op == "<=" else col > t if op == ">" else col == t
@@ -480,7 +480,7 @@ def to_rule_base(shell: RuleBase, cands: Candidates, chosen: list[int], coef: np
         v = np.array([round_weight(float(x)) for x in v])
         if not np.any(v > 0):
             continue
-        parts = [compare(shell, *one) for one in (test[1:] if pairs.is_pair(test) else (test,))]
+        parts = [compare(shell, *one) for one in pairs.parts(test)]
         cond = And(items=tuple(parts)) if len(parts) > 1 else parts[0]
         top = int(np.argmax(v))
         if np.count_nonzero(v) == 1:

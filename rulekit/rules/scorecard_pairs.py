@@ -30,9 +30,14 @@ def is_pair(test: tuple) -> bool:
     return isinstance(test[0], str)
 
 
+def parts(test: tuple) -> tuple:
+    """The single tests ``(feature, op, value)`` a candidate test is made of: two for a conjunction."""
+    return test[1:] if is_pair(test) else (test,)
+
+
 def literals(test: tuple) -> int:
     """The literals a test writes: 2 for a conjunction, else 1."""
-    return 2 if is_pair(test) else 1
+    return len(parts(test))
 
 
 def strongest(cands, sc: np.ndarray) -> list[int]:

@@ -28,8 +28,9 @@ def warning(learner: Any, X: Any, y: Any) -> str | None:
     yc = class_codes([v.item() if isinstance(v, np.generic) else v for v in np.asarray(y, dtype=object)],
                      classes)
     if not rb.rules:
+        chosen = getattr(learner, "selection_", {})
         return no_rule(rb, M, yc, int(learner.max_cuts), int(learner.min_rows), float(learner.l2),
-                       int(learner.max_terms))
+                       held_out_none=chosen.get("grown", 0) > 0 and chosen.get("kept") == 0)
     K = len(classes)
     if M.shape[0] * max(1, M.shape[1]) * (K - 1) ** 2 > SUPPORT_CELLS:
         return None
@@ -57,8 +58,9 @@ def clearly_better(card: np.ndarray, start: np.ndarray) -> bool:
 
 
 def no_rule(rb: Any, M: np.ndarray, yc: np.ndarray, max_cuts: int, min_rows: int, l2: float,
-            max_terms: int = scorecard.MAX_TERMS) -> str:
-    """Why the card ``rb`` (rows ``M``, class codes ``yc``) kept no test, and what it predicts."""
+            held_out_none: bool = False) -> str:
+    """Why the card ``rb`` (rows ``M``, class codes ``yc``) kept no test, and what it predicts;
+    ``held_out_none``: the learner grew tests and its held-out size kept none of them."""
     n = yc.size
     cands = scorecard.Candidates(M, [f.kind == "nominal" for f in rb.features], max_cuts, min_rows)
     if not cands.tests and all(np.unique(c[~np.isnan(c)]).size <= 1 for c in M.T):
@@ -68,19 +70,13 @@ def no_rule(rb: Any, M: np.ndarray, yc: np.ndarray, max_cuts: int, min_rows: int
     elif _best_gain(cands, yc, len(rb.classes), l2) <= 1e-12:
         why = (f"every test considered (holding on {min_rows} or more rows and failing on {min_rows} or "
                f"more) leaves the classes their shares of all {n} rows")
-    elif _held_out_chose_none(cands, yc, len(rb.classes), max_terms, l2):
+    elif held_out_none:
         return (f"no test is kept: cards grown on four fifths of the {n} rows label no clearly more of the "
                 f"other fifth right than the start points alone (each fifth in turn; sign test at 5%): the "
                 f"rows do not show that any test helps; the card is its start points only and {_predicts(rb, yc)}")
     else:
         why = "the chosen tests' weights round to 0 (4 significant digits)"
     return f"no test separates the classes: {why}; the card is its start points only and {_predicts(rb, yc)}"
-
-
-def _held_out_chose_none(cands: scorecard.Candidates, yc: np.ndarray, K: int, max_terms: int, l2: float) -> bool:
-    """Whether :func:`scorecard.held_out_size` keeps no test of the card grown on all rows."""
-    chosen, _, _ = scorecard.grow(cands, yc, K, max_terms, l2)
-    return bool(chosen) and scorecard.held_out_size(cands, yc, K, max_terms, l2, steps=len(chosen)) == 0
 
 
 def _best_gain(cands: scorecard.Candidates, yc: np.ndarray, K: int, l2: float) -> float:
