@@ -84,13 +84,19 @@ def refine(op: str, best: tuple, span: tuple[int, int], mids: np.ndarray, sp: np
 
 def _best(op: str, cuts: np.ndarray, sp: np.ndarray, sn: np.ndarray, p0: float, n0: float) -> tuple:
     """``(index, gain, p, n, cut)`` of the cut in ``cuts`` with the best gain for side ``op``."""
+    g, pc, nc = _gains(op, cuts, sp, sn, p0, n0)
+    k = int(np.argmax(g))
+    return k, g[k], pc[k], nc[k], cuts[k]
+
+
+def _gains(op: str, cuts: np.ndarray, sp: np.ndarray, sn: np.ndarray, p0: float, n0: float) -> tuple:
+    """FOIL's gain of side ``op`` at each of ``cuts``, and the positives and negatives it keeps
+    (``sp``/``sn``: the covered values, sorted)."""
     pc = np.searchsorted(sp, cuts, "right").astype(float)
     nc = np.searchsorted(sn, cuts, "right").astype(float)
     if op == ">":
         pc, nc = sp.size - pc, sn.size - nc
-    g = foil(p0, n0, pc, nc)
-    k = int(np.argmax(g))
-    return k, g[k], pc[k], nc[k], cuts[k]
+    return foil(p0, n0, pc, nc), pc, nc
 
 
 def settle(data, rule: list[tuple], grow: tuple[np.ndarray, np.ndarray],
@@ -173,11 +179,7 @@ def _place(op: str, t: float, xg: np.ndarray, xp: np.ndarray, xn: np.ndarray) ->
     if vals.size < 2:
         return t
     cuts = vals[:-1] / 2.0 + vals[1:] / 2.0  # no overflow near the largest floats
-    pc = np.searchsorted(np.sort(vp), cuts, "right").astype(float)
-    nc = np.searchsorted(np.sort(vn), cuts, "right").astype(float)
-    if op == ">":
-        pc, nc = vp.size - pc, vn.size - nc
-    g = foil(xp.size, xn.size, pc, nc)
+    g, _, _ = _gains(op, cuts, np.sort(vp), np.sort(vn), xp.size, xn.size)
     top = np.flatnonzero(g >= g.max() - 1e-9)
     return float(cuts[top[top.size // 2]])
 
