@@ -61,7 +61,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
     weights add up per class; ``weighted-sum`` semantics)."""
     from rulekit import dsl
     from rulekit.rules import to_rules
-    from rulekit.rules.boxes import count_literals, forget_boxes, no_gc
+    from rulekit.rules.boxes import forget_boxes, no_gc, rules_literals
     from rulekit.ir.data import to_matrix
     from rulekit.rules.steps import Steps
 
@@ -181,7 +181,7 @@ def run(*, model: Path, prune_data: Path | None, dnf: bool, order: str, output: 
             if note:
                 print(f"rulekit: note: {note}", file=sys.stderr)
     if not quiet and not is_stdout(output):
-        n_lit = sum(count_literals(r.condition) for r in rb.rules)
+        n_lit = rules_literals(rb.rules)
         report_written(output, f"{count(len(rb.rules), 'rule')}, {count(n_lit, 'condition')}")
     return 0
 
@@ -354,9 +354,10 @@ def _induce(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: b
 def _scorecard(*, data: Path, target: str | None, output: Path, quiet: bool, dnf: bool, order: str,
                na_values: str | None, prune_data: Path | None, exact: bool, terms: int | None,
                keep: tuple[str, ...] = ()) -> int:
-    """``rules DATA --target y --scorecard``: an additive rule base of one-test rules (ScorecardLearner)."""
+    """``rules DATA --target y --scorecard``: an additive rule base of short rules (ScorecardLearner)."""
     from rulekit.commands.fit import _split
     from rulekit.rules import scorecard_support
+    from rulekit.rules.boxes import rules_literals
     from rulekit.rules.scorecard import MAX_TERMS, ScorecardLearner
 
     if target is None:
@@ -388,16 +389,9 @@ def _scorecard(*, data: Path, target: str | None, output: Path, quiet: bool, dnf
         if note:
             print(f"rulekit: note: {note}", file=sys.stderr)
     return _write_learned(rb, output, exact, quiet, f"no rule: every case is {label!r}",
-                          f"scorecard: {count(len(rb.rules), 'rule')}, {count(_tests(rb), 'test')} (at most "
+                          f"scorecard: {count(len(rb.rules), 'rule')}, {count(rules_literals(rb.rules), 'test')} (at most "
                           f"{learner.max_terms}), training accuracy {acc:.4f}",
                           warning=scorecard_support.warning(learner, X, y))
-
-
-def _tests(rb) -> int:
-    """The tests (literals) of ``rb``'s rules: a scorecard's budget counts these."""
-    from rulekit.rules.boxes import count_literals
-
-    return sum(count_literals(r.condition) for r in rb.rules)
 
 
 def _write_learned(rb, output: Path, exact: bool, quiet: bool, empty: str, said: str | None = None,
@@ -406,7 +400,7 @@ def _write_learned(rb, output: Path, exact: bool, quiet: bool, empty: str, said:
     else ``empty`` when it has no rule (either also under -q), then unless ``quiet`` the line
     ``said`` and what was written."""
     from rulekit import dsl
-    from rulekit.rules.boxes import count_literals
+    from rulekit.rules.boxes import rules_literals
 
     with progress.phase(f"writing {output} ({describe(rb)})"):
         write_atomic(output, dsl.dumps(rb, exact=exact, share_rows=share_rows))
@@ -416,6 +410,6 @@ def _write_learned(rb, output: Path, exact: bool, quiet: bool, empty: str, said:
         if said is not None:
             print(f"rulekit: {said}", file=sys.stderr)
         if not is_stdout(output):
-            n_lit = sum(count_literals(r.condition) for r in rb.rules)
+            n_lit = rules_literals(rb.rules)
             report_written(output, f"{count(len(rb.rules), 'rule')}, {count(n_lit, 'condition')}")
     return 0

@@ -37,7 +37,7 @@ from rulekit.rules.literal_sets import (  # noqa: F401 (the LSP tests read _CANO
     _CANON, LiteralSchema, prime_canonical)
 from rulekit.rules.box_conditions import box_condition, boxes_condition, constraint_condition, forget_rendered
 from rulekit.rules.walk import (children, conjuncts, count_literals, fold, is_false, is_true, iter_literals,
-                                negate_literal, nnf)
+                                negate_literal, nnf, rules_literals)
 from rulekit.semantics.intervals import HIGH, INF, LOW, Bound, Interval
 
 
@@ -318,4 +318,4 @@ __all__ = ["Box", "Bound", "Constraint", "HIGH", "INF", "Interval", "LOW", "Lite
            "condition_boxes", "conjuncts", "constraint_condition", "contains", "count_literals", "disjoint",
            "fold", "forget_boxes", "is_false", "is_rendered", "is_true", "iter_literals", "merge_boxes",
            "negate_literal", "nnf", "no_gc", "nom_universe", "num_universe", "prime_canonical", "remember_boxes",
-           "union"]
+           "rules_literals", "union"]

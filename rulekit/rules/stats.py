@@ -100,13 +100,13 @@ def annotate(rb: RuleBase, X: Any, y: Any) -> RuleBase:
 def base_stats(rb: RuleBase, X: Any, y: Any = None, *, model: Any = None) -> dict[str, float]:
     """``rules``, ``literals``, ``coverage`` (share of rows some rule decides), ``accuracy`` (with ``y``;
     R^2-free ``mse`` for regression) and ``fidelity`` (share of rows agreeing with ``model``)."""
-    from rulekit.rules.boxes import count_literals  # noqa: PLC0415
+    from rulekit.rules.boxes import rules_literals  # noqa: PLC0415
 
     M = engine.matrix(rb, X)
     N = M.shape[0]
     pred = engine.predict_matrix(rb, M)
     out: dict[str, float] = {"rules": float(len(rb.rules)),
-                             "literals": float(sum(count_literals(r.condition) for r in rb.rules))}
+                             "literals": float(rules_literals(rb.rules))}
     match = engine.match_matrix(rb, M)
     out["coverage"] = float(match.any(axis=1).mean()) if N else 0.0
     if y is not None:

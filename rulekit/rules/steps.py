@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from rulekit.ir.tree import root_of
-from rulekit.rules.boxes import count_literals
+from rulekit.rules.boxes import rules_literals
 from rulekit.util import count
 
 
@@ -51,7 +51,7 @@ class Steps:
     def rules(self, name: str, rb: Any, X: Any, y: Any) -> None:
         acc = accuracy(rb.predict(X), y) if X is not None else None
         default = rb.default.label if rb.default is not None else None
-        self.items.append(Step(name, len(rb.rules), sum(count_literals(r.condition) for r in rb.rules),
+        self.items.append(Step(name, len(rb.rules), rules_literals(rb.rules),
                                acc, default))
 
     def lines(self) -> list[str]:

@@ -102,6 +102,11 @@ def count_literals(cond: Any) -> int:
     return total
 
 
+def rules_literals(rules: Any) -> int:
+    """The literals of all ``rules``' conditions (:func:`count_literals` each): a rule base's size."""
+    return sum(count_literals(r.condition) for r in rules)
+
+
 def _linear_feature(node: Or, i: IsMissing) -> bool:
     for other in node.items:
         if isinstance(other, Linear) and any(n == i.feature for _, n in other.terms):
@@ -125,4 +130,4 @@ def is_false(cond: Any) -> bool:
 
 
 __all__ = ["children", "conjuncts", "count_literals", "fold", "is_false", "is_true", "iter_literals",
-           "negate_literal", "nnf", "with_op"]
+           "negate_literal", "nnf", "rules_literals", "with_op"]
